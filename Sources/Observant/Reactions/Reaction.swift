@@ -1,0 +1,224 @@
+import Synchronization
+
+/// A closure that re-runs whenever something it read changes: the persistent counterpart of
+/// `withTracking`.
+///
+/// The body runs once, immediately, inside a tracking scope. Every field it reads becomes a
+/// dependency. When a dependency changes, the reaction re-runs once, after the transaction that
+/// changed it ends, and its dependencies become exactly what that run read (a branch not taken any
+/// more stops triggering it).
+///
+/// ```swift
+/// let label = Reaction("Header") {
+///   print("\(model.title): \(model.count)")
+/// }
+/// model.count += 1           // prints once, after the write
+/// transaction {
+///   model.title = "Total"
+///   model.count += 1
+/// }                          // prints once, after the transaction
+/// label.cancel()             // never runs again
+/// ```
+///
+/// **Ownership.** A reaction created while another reaction's body runs is owned by it: the
+/// parent cancels it when it re-runs or is cancelled. Pass `ownedByParent: false` to manage its
+/// lifetime yourself. A reaction is cancelled when it is deallocated, so keep a reference for as
+/// long as it should run.
+///
+/// **Order.** Dirty reactions run in creation order, so a parent runs before the reactions it
+/// created. A reaction cancelled by an earlier one in the same flush does not run.
+///
+/// **Threads.** A reaction re-runs on the thread whose transaction dirtied it. It never runs
+/// concurrently with itself: if it is dirtied while it runs on another thread, that thread runs it
+/// again before returning. Its body must therefore be safe to call on any thread that writes its
+/// dependencies; with state confined to one thread (the main actor, say) that is always that
+/// thread.
+public final class Reaction: @unchecked Sendable {
+  /// The name used in diagnostics and render logs.
+  public let name: String
+  /// Creation order, process-wide: parents are created before their children.
+  internal let sequence: UInt64
+
+  private let body: () -> Void
+  private let observer: ReactionObserver
+  private let recorder: AccessRecorder
+  private let state = Mutex(RunState())
+  private let stamp = Atomic<UInt64>(0)
+  private let runs = Atomic<Int>(0)
+
+  private struct RunState {
+    var isCancelled = false
+    var isRunning = false
+    var rerunRequested = false
+    var isUninstalled = false
+    var children: [Reaction] = []
+  }
+
+  /// Creates the reaction and runs `body` once, now.
+  ///
+  /// - Parameters:
+  ///   - name: a name for diagnostics and render logs.
+  ///   - ownedByParent: when created inside another reaction's body, let that reaction cancel this
+  ///     one when it re-runs or is cancelled (the default).
+  ///   - body: the closure to run now and after every change to what it read.
+  public init(_ name: String = "Reaction", ownedByParent: Bool = true, _ body: @escaping () -> Void) {
+    self.name = name
+    self.sequence = Reaction.sequenceCounter.add(1, ordering: .relaxed).newValue
+    self.body = body
+    let observer = ReactionObserver()
+    self.observer = observer
+    self.recorder = AccessRecorder { access in
+      access.registrar?.addObserver(observer, for: access.key)
+    }
+    observer.owner = self
+    let context = TransactionContext.current
+    if ownedByParent, let parent = context.runningReaction {
+      parent.adopt(self)
+    }
+    context.begin()
+    runIfNeeded(in: context)
+    context.end()
+  }
+
+  deinit {
+    let children = state.withLock { state in
+      defer { state.children = [] }
+      return state.children
+    }
+    children.forEach { $0.cancel() }
+    uninstallAll()
+  }
+
+  // MARK: Public state
+
+  /// How many times the body has run (including the first run).
+  public var runCount: Int { runs.load(ordering: .relaxed) }
+
+  /// Whether `cancel()` was called (directly, by the parent, or by deallocation).
+  public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+  /// The fields the last completed run read: the reaction's current dependencies. Empty while the
+  /// body is running.
+  public var lastAccessLog: AccessLog {
+    state.withLock { state in state.isRunning ? AccessLog([]) : AccessLog(recorder.accesses) }
+  }
+
+  /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
+  /// the current flush or is running right now (the current run completes), and every observer
+  /// entry is removed. Reactions it owns are cancelled too. Calling it again does nothing.
+  public func cancel() {
+    let (wasCancelled, isRunning, children) = state.withLock { state in
+      defer {
+        state.isCancelled = true
+        state.children = []
+      }
+      return (state.isCancelled, state.isRunning, state.children)
+    }
+    guard !wasCancelled else { return }
+    children.forEach { $0.cancel() }
+    // A running body finishes first; the thread running it uninstalls at the end of the run.
+    if !isRunning { uninstallAll() }
+  }
+
+  // MARK: Counters
+
+  private static let sequenceCounter = Atomic<UInt64>(0)
+  private static let stampCounter = Atomic<UInt64>(0)
+  private static let totalRuns = Atomic<Int>(0)
+
+  /// Total runs of all reactions in this process: a tally for harnesses. Tests running in
+  /// parallel share it; prefer `runCount` of specific reactions in assertions.
+  public static var totalRunCount: Int { totalRuns.load(ordering: .relaxed) }
+
+  /// A process-wide increasing stamp ordering runs and writes.
+  internal static func nextStamp() -> UInt64 {
+    stampCounter.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Stamp taken when the latest run started.
+  internal var lastRunStamp: UInt64 { stamp.load(ordering: .relaxed) }
+
+  // MARK: Running
+
+  private func adopt(_ child: Reaction) {
+    let adopted = state.withLock { state -> Bool in
+      guard !state.isCancelled else { return false }
+      state.children.append(child)
+      return true
+    }
+    if !adopted { child.cancel() }
+  }
+
+  /// Runs the body unless the reaction is cancelled; if it is running on another thread, asks
+  /// that thread to run it again instead.
+  internal func runIfNeeded(in context: TransactionContext) {
+    let claimed = state.withLock { state -> Bool in
+      guard !state.isCancelled else { return false }
+      guard !state.isRunning else {
+        state.rerunRequested = true
+        return false
+      }
+      state.isRunning = true
+      return true
+    }
+    guard claimed else { return }
+    var again = true
+    while again {
+      performRun(in: context)
+      again = state.withLock { state in
+        if state.rerunRequested && !state.isCancelled {
+          state.rerunRequested = false
+          return true
+        }
+        state.isRunning = false
+        return false
+      }
+    }
+    if isCancelled { uninstallAll() }
+  }
+
+  private func performRun(in context: TransactionContext) {
+    stamp.store(Reaction.nextStamp(), ordering: .relaxed)
+    let children = state.withLock { state in
+      defer { state.children = [] }
+      return state.children
+    }
+    children.forEach { $0.cancel() }
+
+    recorder.beginRun()
+    let previousReaction = context.runningReaction
+    context.runningReaction = self
+    withRecorder(recorder, propagating: false, body)
+    context.runningReaction = previousReaction
+
+    let stale = recorder.endRun()
+    if !stale.isEmpty {
+      stale.map { Dependency(registrar: $0.registrar, key: $0.key) }.uninstall(observer)
+    }
+    runs.add(1, ordering: .relaxed)
+    Reaction.totalRuns.add(1, ordering: .relaxed)
+  }
+
+  /// Removes every observer entry, once.
+  private func uninstallAll() {
+    let proceed = state.withLock { state -> Bool in
+      guard !state.isUninstalled, !state.isRunning else { return false }
+      state.isUninstalled = true
+      return true
+    }
+    guard proceed else { return }
+    recorder.removeAll().map { Dependency(registrar: $0.registrar, key: $0.key) }.uninstall(observer)
+  }
+}
+
+extension Reaction: CustomStringConvertible {
+  public var description: String { "Reaction(\(name), runs: \(runCount))" }
+}
+
+/// What registrars hold for a reaction: a weak link, so observing something never keeps a
+/// reaction alive (its owner does).
+internal final class ReactionObserver: TrackingObserver, @unchecked Sendable {
+  weak var owner: Reaction?
+  override var reaction: Reaction? { owner }
+  override var isDeferred: Bool { true }
+}

@@ -1,0 +1,34 @@
+import _ObservantShims
+
+/// The thread-local state of the tracking runtime.
+///
+/// Reads of the current recorder sit on every tracked property's getter, so they compile to one
+/// thread-local load (a C11 `_Thread_local` slot, see `_ObservantShims`), not a `pthread_getspecific`
+/// call. The recorder pointer is unretained: a tracking scope owns its recorder and clears the slot
+/// before releasing it.
+@usableFromInline
+internal enum ThreadLocal {
+  /// The recorder of the innermost tracking scope on this thread, if any.
+  @inlinable @inline(__always)
+  internal static var recorder: AccessRecorder? {
+    guard let raw = observant_recorder_get() else { return nil }
+    return Unmanaged<AccessRecorder>.fromOpaque(raw).takeUnretainedValue()
+  }
+
+  /// Whether a tracking scope is active on this thread: one TLS load, no retain.
+  @inlinable @inline(__always)
+  internal static var isTracking: Bool { observant_recorder_get() != nil }
+
+  /// Makes `recorder` current and returns the previous one, to restore with `restore(_:)`.
+  @usableFromInline
+  internal static func push(_ recorder: AccessRecorder?) -> UnsafeMutableRawPointer? {
+    let previous = observant_recorder_get()
+    observant_recorder_set(recorder.map { Unmanaged.passUnretained($0).toOpaque() })
+    return previous
+  }
+
+  @usableFromInline
+  internal static func restore(_ previous: UnsafeMutableRawPointer?) {
+    observant_recorder_set(previous)
+  }
+}

@@ -1,0 +1,35 @@
+// Thread-local slots for Observant's tracking runtime.
+//
+// Swift has no thread-local stored variables; `pthread_getspecific` costs a library call per read
+// (about 4 ns here), which would dominate an untracked property read. A C11 `_Thread_local` read
+// inlines to a single TLS-relative load, so "is a tracking scope active on this thread?" stays
+// close to the cost of a plain stored-property read.
+//
+// These are internal to Observant; nothing here is public API.
+#ifndef OBSERVANT_SHIMS_H
+#define OBSERVANT_SHIMS_H
+
+#include <stdint.h>
+
+#if __has_attribute(always_inline)
+#define OBSERVANT_INLINE static inline __attribute__((always_inline))
+#else
+#define OBSERVANT_INLINE static inline
+#endif
+
+/// The access recorder of the innermost active tracking scope on this thread, or NULL.
+extern _Thread_local void *_Nullable _observant_current_recorder;
+
+/// This thread's transaction context (owned +1 by the slot), or NULL.
+extern _Thread_local void *_Nullable _observant_current_context;
+
+OBSERVANT_INLINE void *_Nullable observant_recorder_get(void) { return _observant_current_recorder; }
+OBSERVANT_INLINE void observant_recorder_set(void *_Nullable recorder) { _observant_current_recorder = recorder; }
+
+OBSERVANT_INLINE void *_Nullable observant_context_get(void) { return _observant_current_context; }
+
+/// Installs `context` as this thread's transaction context. `release` is called with it when the
+/// thread exits (once per thread; later calls on the same thread only replace the pointer).
+void observant_context_install(void *_Nonnull context, void (*_Nonnull release)(void *_Nonnull));
+
+#endif
