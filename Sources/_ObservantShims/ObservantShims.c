@@ -2,8 +2,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
-_Thread_local void *_observant_current_recorder = NULL;
-_Thread_local void *_observant_current_context = NULL;
+_Thread_local void *_observant_current_recorder OBSERVANT_TLS = NULL;
+_Thread_local void *_observant_current_context OBSERVANT_TLS = NULL;
 
 static pthread_key_t context_key;
 static pthread_once_t context_key_once = PTHREAD_ONCE_INIT;

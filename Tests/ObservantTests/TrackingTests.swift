@@ -300,7 +300,8 @@ struct TrackingTests {
     }
     #expect(log.fields == ["Profile.first", "Parent.child", "Child.count", "Parent.rows", "Row.count"])
     #expect(log.description == "[Profile.first, Parent.child, Child.count, Parent.rows, Row.count]")
-    #expect(log.contains(\Profile.first))
+    #expect(log.contains("Profile.first"))
+    #expect(log.contains(\Child.count))
     #expect(log.contains(\Child.count, of: parent.child.observableStateID))
     #expect(!log.contains(\Child.count, of: parent.sibling.observableStateID))
   }

@@ -13,8 +13,8 @@ internal struct _FieldModification<Value> {
   /// The value being mutated, for the `.copy` strategy.
   @usableFromInline var copy: Value?
 
-  @inlinable
-  init(_ registrar: TrackingRegistrar, key: () -> AnyKeyPath, current: () -> Value) {
+  @inlinable @inline(never)
+  init(_ registrar: TrackingRegistrar, key: () -> FieldKey, current: () -> Value) {
     self.registrar = registrar
     strategy = _modifyStrategy(Value.self)
     switch strategy {
@@ -37,8 +37,8 @@ internal struct _FieldModification<Value> {
   @inlinable
   var yieldsCopy: Bool { strategy == .copy }
 
-  @inlinable
-  mutating func finish(key: () -> AnyKeyPath, current: () -> Value, store: (Value) -> Void) {
+  @inlinable @inline(never)
+  mutating func finish(key: () -> FieldKey, current: () -> Value, store: (Value) -> Void) {
     switch strategy {
     case .token:
       let before = tokenBefore

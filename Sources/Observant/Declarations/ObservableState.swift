@@ -72,7 +72,7 @@ extension ObservableState {
     _ value: Value,
     field: StaticString = #function
   ) -> Value {
-    _recordAccess(stateRegistrar.registrar, keyPath(), .name(field))
+    _recordAccess(stateRegistrar.registrar, FieldKey(keyPath()), .name(field))
     return value
   }
 
@@ -92,11 +92,10 @@ extension ObservableState {
     _ newValue: Value
   ) {
     let registrar = stateRegistrar.registrar
-    guard registrar.hasObservers, !_isUnchanged(storage, newValue) else {
-      storage = newValue
-      return
+    var opened = false
+    if registrar.hasObservers {
+      opened = registrar._announceWrite(FieldKey(keyPath()), from: storage, to: newValue)
     }
-    let opened = registrar._willChange(keyPath(), values: { _changeValues(storage, newValue) })
     storage = newValue
     if opened { registrar._didChange() }
   }
@@ -125,9 +124,9 @@ extension ObservableState {
       if !registrar.hasObservers {
         yield &self[keyPath: storage]
       } else {
-        var modification = _FieldModification(registrar, key: keyPath, current: { self[keyPath: storage] })
+        var modification = _FieldModification(registrar, key: { FieldKey(keyPath()) }, current: { self[keyPath: storage] })
         defer {
-          modification.finish(key: keyPath, current: { self[keyPath: storage] }, store: { self[keyPath: storage] = $0 })
+          modification.finish(key: { FieldKey(keyPath()) }, current: { self[keyPath: storage] }, store: { self[keyPath: storage] = $0 })
         }
         if modification.yieldsCopy {
           yield &modification.copy!

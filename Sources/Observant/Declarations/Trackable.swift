@@ -48,36 +48,41 @@ public struct Tracked<Value> {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
+    // The key path arguments are never used as objects: a use anywhere makes the compiler build
+    // both on every access. `storageKeyPath` is only applied, which the optimizer folds into a
+    // direct field access (and the field's identity into a constant storage offset) once these
+    // accessors are inlined into the property's synthesized accessors, where the key paths are
+    // literals. Hence `@inline(__always)`, and slow paths kept out of line.
+    @inline(__always)
     get {
-      _recordAccess(object.trackingRegistrar, wrappedKeyPath, .storage(storageKeyPath))
+      _recordAccess(
+        object.trackingRegistrar, _fieldKey(object, storageKeyPath), .storedProperty(Object.self))
       return object[keyPath: storageKeyPath].value
     }
+    @inline(__always)
     set {
       let registrar = object.trackingRegistrar
-      guard registrar.hasObservers else {
-        object[keyPath: storageKeyPath].value = newValue
-        return
+      var opened = false
+      if registrar.hasObservers {
+        // Observers run before the store, outside any access: an observer may read the object.
+        opened = registrar._announceWrite(
+          _fieldKey(object, storageKeyPath), from: object[keyPath: storageKeyPath].value, to: newValue)
       }
-      // Observers run between the accesses, never inside one: an observer may read the object.
-      let old = object[keyPath: storageKeyPath].value
-      if _isUnchanged(old, newValue) {
-        object[keyPath: storageKeyPath].value = newValue
-        return
-      }
-      let opened = registrar._willChange(wrappedKeyPath, values: { _changeValues(old, newValue) })
       object[keyPath: storageKeyPath].value = newValue
       if opened { registrar._didChange() }
     }
+    @inline(__always)
     _modify {
       let registrar = object.trackingRegistrar
       if !registrar.hasObservers {
         yield &object[keyPath: storageKeyPath].value
       } else {
         var modification = _FieldModification(
-          registrar, key: { wrappedKeyPath }, current: { object[keyPath: storageKeyPath].value })
+          registrar, key: { _fieldKey(object, storageKeyPath) },
+          current: { object[keyPath: storageKeyPath].value })
         defer {
           modification.finish(
-            key: { wrappedKeyPath },
+            key: { _fieldKey(object, storageKeyPath) },
             current: { object[keyPath: storageKeyPath].value },
             store: { object[keyPath: storageKeyPath].value = $0 })
         }
@@ -88,6 +93,18 @@ public struct Tracked<Value> {
         }
       }
     }
+  }
+
+  /// The field's identity: the offset of its storage in the object, which optimized code folds to
+  /// a constant. Called only outside any other access to the storage (the inout access below is
+  /// instantaneous: it takes an address, it reads and writes nothing).
+  @inlinable @inline(__always)
+  internal static func _fieldKey<Object: AnyObject>(
+    _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> FieldKey {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    let offset = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { UnsafeRawPointer($0) - base }
+    return FieldKey(storedPropertyOffset: offset)
   }
 }
 

@@ -22,8 +22,8 @@ import Synchronization
 ///
 /// **Ownership.** A reaction created while another reaction's body runs is owned by it: the
 /// parent cancels it when it re-runs or is cancelled. Pass `ownedByParent: false` to manage its
-/// lifetime yourself. A reaction is cancelled when it is deallocated, so keep a reference for as
-/// long as it should run.
+/// lifetime yourself. Otherwise a reaction lives as long as you keep a reference to it, and is
+/// cancelled when that reference goes away.
 ///
 /// **Order.** Dirty reactions run in creation order, so a parent runs before the reactions it
 /// created. A reaction cancelled by an earlier one in the same flush does not run.
@@ -33,15 +33,68 @@ import Synchronization
 /// again before returning. Its body must therefore be safe to call on any thread that writes its
 /// dependencies; with state confined to one thread (the main actor, say) that is always that
 /// thread.
-public final class Reaction: @unchecked Sendable {
+public final class Reaction: Sendable {
+  internal let core: ReactionCore
+
+  /// Creates the reaction and runs `body` once, now.
+  ///
+  /// - Parameters:
+  ///   - name: a name for diagnostics and render logs.
+  ///   - ownedByParent: when created inside another reaction's body, let that reaction cancel this
+  ///     one when it re-runs or is cancelled (the default).
+  ///   - body: the closure to run now and after every change to what it read.
+  public init(_ name: String = "Reaction", ownedByParent: Bool = true, _ body: @escaping () -> Void) {
+    core = ReactionCore(name: name, body: body)
+    core.start(handle: self, ownedByParent: ownedByParent)
+  }
+
+  deinit {
+    core.cancel()
+  }
+
   /// The name used in diagnostics and render logs.
-  public let name: String
+  public var name: String { core.name }
+
+  /// How many times the body has run (including the first run).
+  public var runCount: Int { core.runCount }
+
+  /// Whether `cancel()` was called (directly, by the parent, or by deallocation).
+  public var isCancelled: Bool { core.isCancelled }
+
+  /// The fields the last completed run read: the reaction's current dependencies. Empty while the
+  /// body is running.
+  public var lastAccessLog: AccessLog { core.lastAccessLog }
+
+  /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
+  /// the current flush or is running right now (the current run completes), and every observer
+  /// entry is removed. Reactions it owns are cancelled too. Calling it again does nothing.
+  public func cancel() {
+    core.cancel()
+  }
+
+  /// Total runs of all reactions in this process: a tally for harnesses. Tests running in
+  /// parallel share it; prefer `runCount` of specific reactions in assertions.
+  public static var totalRunCount: Int { ReactionCore.totalRunCount }
+}
+
+extension Reaction: CustomStringConvertible {
+  public var description: String { "Reaction(\(name), runs: \(runCount))" }
+}
+
+/// The state of a reaction, installed on registrars as a deferred observer.
+///
+/// Registrars hold the core strongly; the core never refers back to the public `Reaction`, so
+/// observing something never keeps a reaction alive: its owner does, and when the owner lets go,
+/// `Reaction.deinit` cancels the core, which uninstalls it everywhere.
+internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
+  let name: String
   /// Creation order, process-wide: parents are created before their children.
-  internal let sequence: UInt64
+  let sequence: UInt64
 
   private let body: () -> Void
-  private let observer: ReactionObserver
-  private let recorder: AccessRecorder
+  /// Dependencies; touched only by the thread that runs the body (`isRunning` serializes runs)
+  /// or, when not running, under `state`'s lock.
+  private var recorder: AccessRecorder!
   private let state = Mutex(RunState())
   private let stamp = Atomic<UInt64>(0)
   private let runs = Atomic<Int>(0)
@@ -54,59 +107,39 @@ public final class Reaction: @unchecked Sendable {
     var children: [Reaction] = []
   }
 
-  /// Creates the reaction and runs `body` once, now.
-  ///
-  /// - Parameters:
-  ///   - name: a name for diagnostics and render logs.
-  ///   - ownedByParent: when created inside another reaction's body, let that reaction cancel this
-  ///     one when it re-runs or is cancelled (the default).
-  ///   - body: the closure to run now and after every change to what it read.
-  public init(_ name: String = "Reaction", ownedByParent: Bool = true, _ body: @escaping () -> Void) {
+  init(name: String, body: @escaping () -> Void) {
     self.name = name
-    self.sequence = Reaction.sequenceCounter.add(1, ordering: .relaxed).newValue
+    self.sequence = ReactionCore.sequenceCounter.add(1, ordering: .relaxed).newValue
     self.body = body
-    let observer = ReactionObserver()
-    self.observer = observer
-    self.recorder = AccessRecorder { access in
-      access.registrar?.addObserver(observer, for: access.key)
+    super.init()
+    recorder = AccessRecorder { [unowned self] access in
+      access.core.add(self, for: access.key)
     }
-    observer.owner = self
+  }
+
+  override var reaction: ReactionCore? { self }
+  override var isDeferred: Bool { true }
+
+  /// Runs the first time; called once by the public initializer.
+  func start(handle: Reaction, ownedByParent: Bool) {
     let context = TransactionContext.current
     if ownedByParent, let parent = context.runningReaction {
-      parent.adopt(self)
+      parent.adopt(handle)
     }
     context.begin()
     runIfNeeded(in: context)
     context.end()
   }
 
-  deinit {
-    let children = state.withLock { state in
-      defer { state.children = [] }
-      return state.children
-    }
-    children.forEach { $0.cancel() }
-    uninstallAll()
-  }
+  var runCount: Int { runs.load(ordering: .relaxed) }
 
-  // MARK: Public state
+  var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
-  /// How many times the body has run (including the first run).
-  public var runCount: Int { runs.load(ordering: .relaxed) }
-
-  /// Whether `cancel()` was called (directly, by the parent, or by deallocation).
-  public var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
-  /// The fields the last completed run read: the reaction's current dependencies. Empty while the
-  /// body is running.
-  public var lastAccessLog: AccessLog {
+  var lastAccessLog: AccessLog {
     state.withLock { state in state.isRunning ? AccessLog([]) : AccessLog(recorder.accesses) }
   }
 
-  /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
-  /// the current flush or is running right now (the current run completes), and every observer
-  /// entry is removed. Reactions it owns are cancelled too. Calling it again does nothing.
-  public func cancel() {
+  func cancel() {
     let (wasCancelled, isRunning, children) = state.withLock { state in
       defer {
         state.isCancelled = true
@@ -126,17 +159,15 @@ public final class Reaction: @unchecked Sendable {
   private static let stampCounter = Atomic<UInt64>(0)
   private static let totalRuns = Atomic<Int>(0)
 
-  /// Total runs of all reactions in this process: a tally for harnesses. Tests running in
-  /// parallel share it; prefer `runCount` of specific reactions in assertions.
-  public static var totalRunCount: Int { totalRuns.load(ordering: .relaxed) }
+  static var totalRunCount: Int { totalRuns.load(ordering: .relaxed) }
 
   /// A process-wide increasing stamp ordering runs and writes.
-  internal static func nextStamp() -> UInt64 {
+  static func nextStamp() -> UInt64 {
     stampCounter.add(1, ordering: .relaxed).newValue
   }
 
   /// Stamp taken when the latest run started.
-  internal var lastRunStamp: UInt64 { stamp.load(ordering: .relaxed) }
+  var lastRunStamp: UInt64 { stamp.load(ordering: .relaxed) }
 
   // MARK: Running
 
@@ -151,7 +182,7 @@ public final class Reaction: @unchecked Sendable {
 
   /// Runs the body unless the reaction is cancelled; if it is running on another thread, asks
   /// that thread to run it again instead.
-  internal func runIfNeeded(in context: TransactionContext) {
+  func runIfNeeded(in context: TransactionContext) {
     let claimed = state.withLock { state -> Bool in
       guard !state.isCancelled else { return false }
       guard !state.isRunning else {
@@ -178,7 +209,7 @@ public final class Reaction: @unchecked Sendable {
   }
 
   private func performRun(in context: TransactionContext) {
-    stamp.store(Reaction.nextStamp(), ordering: .relaxed)
+    stamp.store(ReactionCore.nextStamp(), ordering: .relaxed)
     let children = state.withLock { state in
       defer { state.children = [] }
       return state.children
@@ -192,14 +223,12 @@ public final class Reaction: @unchecked Sendable {
     context.runningReaction = previousReaction
 
     let stale = recorder.endRun()
-    if !stale.isEmpty {
-      stale.map { Dependency(registrar: $0.registrar, key: $0.key) }.uninstall(observer)
-    }
+    if !stale.isEmpty { stale.uninstall(self) }
     runs.add(1, ordering: .relaxed)
-    Reaction.totalRuns.add(1, ordering: .relaxed)
+    ReactionCore.totalRuns.add(1, ordering: .relaxed)
   }
 
-  /// Removes every observer entry, once.
+  /// Removes every observer entry, once, when not running.
   private func uninstallAll() {
     let proceed = state.withLock { state -> Bool in
       guard !state.isUninstalled, !state.isRunning else { return false }
@@ -207,18 +236,6 @@ public final class Reaction: @unchecked Sendable {
       return true
     }
     guard proceed else { return }
-    recorder.removeAll().map { Dependency(registrar: $0.registrar, key: $0.key) }.uninstall(observer)
+    recorder.removeAll().uninstall(self)
   }
-}
-
-extension Reaction: CustomStringConvertible {
-  public var description: String { "Reaction(\(name), runs: \(runCount))" }
-}
-
-/// What registrars hold for a reaction: a weak link, so observing something never keeps a
-/// reaction alive (its owner does).
-internal final class ReactionObserver: TrackingObserver, @unchecked Sendable {
-  weak var owner: Reaction?
-  override var reaction: Reaction? { owner }
-  override var isDeferred: Bool { true }
 }

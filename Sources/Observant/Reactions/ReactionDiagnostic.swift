@@ -17,7 +17,7 @@ public struct ReactionDiagnostic: Sendable, CustomStringConvertible {
 
   public var description: String { message }
 
-  internal static func runawayFlush(rounds: Int, reactions: [Reaction]) -> ReactionDiagnostic {
+  internal static func runawayFlush(rounds: Int, reactions: [ReactionCore]) -> ReactionDiagnostic {
     var names: [String] = []
     for reaction in reactions where !names.contains(reaction.name) { names.append(reaction.name) }
     return ReactionDiagnostic(

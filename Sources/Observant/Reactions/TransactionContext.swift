@@ -5,14 +5,14 @@ import _ObservantShims
 /// depend on it.
 internal struct ChangeRecord {
   /// Held so its identity cannot be reused by a new object before the transaction ends.
-  let registrar: TrackingRegistrar
+  let core: RegistrarCore
   let key: FieldKey
   /// Stamp of the first write; a reaction whose last run started later read an intermediate
   /// value, so it re-runs even if the field ends where it began.
   let firstWriteStamp: UInt64
   var original: ComparableBox?
   var latest: ComparableBox?
-  var reactions: ContiguousArray<Reaction> = []
+  var reactions: ContiguousArray<ReactionCore> = []
   var reactionIDs: Set<ObjectIdentifier> = []
 
   var isReverted: Bool {
@@ -20,7 +20,7 @@ internal struct ChangeRecord {
     return original.isEqual(to: latest)
   }
 
-  mutating func add(_ reaction: Reaction) {
+  mutating func add(_ reaction: ReactionCore) {
     let id = ObjectIdentifier(reaction)
     if reactions.count < 8 {
       if reactions.contains(where: { $0 === reaction }) { return }
@@ -39,17 +39,30 @@ internal struct ChangeRecord {
 /// and re-run their reactions there; a reaction never runs concurrently with itself (see
 /// `Reaction`).
 internal final class TransactionContext {
+  // Thread-confined (one context per thread), so dynamic exclusivity checks buy nothing here.
+
   /// Nesting of explicit `transaction {}` blocks, implicit single-write transactions and
   /// reaction runs.
-  private(set) var depth = 0
-  private(set) var isFlushing = false
+  @exclusivity(unchecked) private(set) var depth = 0
+  @exclusivity(unchecked) private(set) var isFlushing = false
   /// The reaction whose body is running on this thread (owner of reactions created now).
-  var runningReaction: Reaction?
+  @exclusivity(unchecked) var runningReaction: ReactionCore?
 
-  private var changes: ContiguousArray<ChangeRecord> = []
-  private var changeIndex: [AccessKey: Int] = [:]
+  @exclusivity(unchecked) private var changes: ContiguousArray<ChangeRecord> = []
+  @exclusivity(unchecked) private var changeIndex: [AccessKey: Int] = [:]
   /// Writes announced through the public `willSet(keyPath:)` awaiting their `didSet(keyPath:)`.
-  private var pendingDidSets: [AccessKey] = []
+  @exclusivity(unchecked) private var pendingDidSets: [AccessKey] = []
+  /// A recorder for one-shot scopes, reused so they allocate none.
+  @exclusivity(unchecked) private var spareRecorder: AccessRecorder?
+
+  func takeSpareRecorder() -> AccessRecorder? {
+    defer { spareRecorder = nil }
+    return spareRecorder
+  }
+
+  func returnSpareRecorder(_ recorder: AccessRecorder) {
+    spareRecorder = recorder
+  }
 
   /// This thread's context, created on first use and released when the thread exits.
   static var current: TransactionContext {
@@ -86,12 +99,12 @@ internal final class TransactionContext {
 
   /// Records a write to a field some reactions depend on.
   func recordWrite(
-    _ registrar: TrackingRegistrar,
+    _ core: RegistrarCore,
     _ key: FieldKey,
     _ values: () -> ChangeValues?,
     _ observers: ObserverSnapshot
   ) {
-    let accessKey = AccessKey(registrar: ObjectIdentifier(registrar), key: key.identity)
+    let accessKey = AccessKey(registrar: ObjectIdentifier(core), key: key.identity)
     let position: Int
     if let existing = changeIndex[accessKey] {
       position = existing
@@ -103,7 +116,7 @@ internal final class TransactionContext {
       let pair = values()
       changes.append(
         ChangeRecord(
-          registrar: registrar, key: key, firstWriteStamp: Reaction.nextStamp(),
+          core: core, key: key, firstWriteStamp: ReactionCore.nextStamp(),
           original: pair?.old, latest: pair?.new))
       position = changes.count - 1
       changeIndex[accessKey] = position
@@ -115,9 +128,9 @@ internal final class TransactionContext {
 
   /// The reactions the recorded writes make dirty, in no particular order, possibly repeated;
   /// clears the records.
-  private func takeDirtyReactions() -> [Reaction] {
+  private func takeDirtyReactions() -> [ReactionCore] {
     guard !changes.isEmpty else { return [] }
-    var dirty: [Reaction] = []
+    var dirty: [ReactionCore] = []
     for record in changes {
       if record.isReverted {
         dirty.append(contentsOf: record.reactions.lazy.filter { $0.lastRunStamp > record.firstWriteStamp })
@@ -152,14 +165,14 @@ internal final class TransactionContext {
   }
 
   /// Runs one round and returns the reactions for the next.
-  private func runRound(_ dirty: [Reaction]) -> [Reaction] {
-    var queue: [Reaction] = []
+  private func runRound(_ dirty: [ReactionCore]) -> [ReactionCore] {
+    var queue: [ReactionCore] = []
     var queued = Set<ObjectIdentifier>()
     for reaction in dirty where queued.insert(ObjectIdentifier(reaction)).inserted {
       queue.append(reaction)
     }
     queue.sort { $0.sequence < $1.sequence }
-    var next: [Reaction] = []
+    var next: [ReactionCore] = []
     var nextIDs = Set<ObjectIdentifier>()
     var position = 0
     while position < queue.count {

@@ -11,28 +11,31 @@ public struct AccessLog: Sendable, RandomAccessCollection, CustomStringConvertib
   /// One field read by the closure. (`@unchecked Sendable` because key paths, though immutable,
   /// are not marked `Sendable` by the standard library.)
   public struct Entry: @unchecked Sendable, Hashable, CustomStringConvertible {
-    /// The field's key path, as the accessor named it.
-    public let keyPath: AnyKeyPath
     /// The identity of the object or value the field belongs to (its registrar's id).
     public let objectID: InstanceIdentity
+    let key: FieldKey
     let label: FieldLabel
 
+    /// The field's key path as the accessor named it; `nil` for `@Tracked` properties, which are
+    /// identified by their storage (see `fieldName`).
+    public var keyPath: AnyKeyPath? { key.keyPath }
+
     /// The name of the type that declares the field, e.g. `Row`.
-    public var typeName: String { String(describing: type(of: keyPath).rootType) }
+    public var typeName: String { label.typeName(for: key) }
 
     /// The field's name, e.g. `count`.
-    public var fieldName: String { label.fieldName(for: keyPath) }
+    public var fieldName: String { label.fieldName(for: key) }
 
     /// `TypeName.field`.
     public var description: String { "\(typeName).\(fieldName)" }
 
     public static func == (lhs: Entry, rhs: Entry) -> Bool {
-      lhs.objectID == rhs.objectID && lhs.keyPath == rhs.keyPath
+      lhs.objectID == rhs.objectID && lhs.key.isEqual(to: rhs.key)
     }
 
     public func hash(into hasher: inout Hasher) {
       hasher.combine(objectID)
-      hasher.combine(keyPath)
+      if let keyPath = key.keyPath { hasher.combine(keyPath) } else { hasher.combine(key.identity) }
     }
   }
 
@@ -40,10 +43,7 @@ public struct AccessLog: Sendable, RandomAccessCollection, CustomStringConvertib
   public let entries: [Entry]
 
   internal init(_ accesses: some Sequence<Access>) {
-    entries = accesses.compactMap { access in
-      guard let registrar = access.registrar else { return nil }
-      return Entry(keyPath: access.key.keyPath, objectID: registrar.id, label: access.label)
-    }
+    entries = accesses.map { Entry(objectID: $0.core.id, key: $0.key, label: $0.label) }
   }
 
   public var startIndex: Int { entries.startIndex }
@@ -53,12 +53,18 @@ public struct AccessLog: Sendable, RandomAccessCollection, CustomStringConvertib
   /// The entries as text, e.g. `["Row.title", "Row.count"]`.
   public var fields: [String] { entries.map(\.description) }
 
-  /// Whether the closure read `keyPath` (on any object of its root type).
+  /// Whether the closure read `field`, written as `TypeName.field` (e.g. `"Row.count"`).
+  public func contains(_ field: String) -> Bool {
+    entries.contains { $0.description == field }
+  }
+
+  /// Whether the closure read the field at `keyPath` (fields declared with `read`/`write` helpers or
+  /// the registrar's key-path API; `@Tracked` fields are found by name with `contains(_:)`).
   public func contains(_ keyPath: AnyKeyPath) -> Bool {
     entries.contains { $0.keyPath == keyPath }
   }
 
-  /// Whether the closure read `keyPath` of the object or value whose registrar has id `objectID`.
+  /// Whether the closure read the field at `keyPath` of the value whose identity is `objectID`.
   public func contains(_ keyPath: AnyKeyPath, of objectID: InstanceIdentity) -> Bool {
     entries.contains { $0.keyPath == keyPath && $0.objectID == objectID }
   }

@@ -1,10 +1,9 @@
-/// One recorded dependency: a field of the object that owns `registrar`.
+/// One recorded dependency: a field of the object whose registrar core is `core`.
 ///
-/// The registrar is held weakly so that neither a scope nor a reaction keeps an observed object's
-/// registrar alive; `registrarID` keeps the identity comparable without a weak load.
+/// The core, not the registrar, is held: a recorder never keeps an observed object's registrar
+/// alive, and a core cannot be deallocated (and its address reused) while an access holds it.
 internal struct Access {
-  weak var registrar: TrackingRegistrar?
-  let registrarID: ObjectIdentifier
+  let core: RegistrarCore
   let key: FieldKey
   let label: FieldLabel
   /// The run of the owning recorder that last read this field (reactions drop dependencies a
@@ -12,28 +11,31 @@ internal struct Access {
   var generation: UInt32
 }
 
-/// Hashable pair of identities: which object, which key path object.
+/// Hashable pair of identities: which object, which field.
 internal struct AccessKey: Hashable {
   let registrar: ObjectIdentifier
-  let key: ObjectIdentifier
+  let key: UInt
 }
 
 /// Receives the accesses of a running tracking scope.
 ///
 /// A tracked read costs one TLS load in the accessor, then here: a comparison with the previous
 /// access (repeated reads of one field stop there), a linear scan of a few earlier accesses or a
-/// hash lookup of two object identities beyond that, and, for a new field, one append. No
-/// `AnyKeyPath` is hashed: equal key paths that are distinct objects are resolved by the registrar,
-/// once, when an observer is installed.
+/// hash lookup of two identities beyond that, and, for a new field, one append. No `AnyKeyPath`
+/// is hashed: equal key paths that are distinct objects are resolved by the observer table, once,
+/// when an observer is installed.
 @usableFromInline
 internal final class AccessRecorder {
-  private(set) var accesses: ContiguousArray<Access> = []
-  private var index: [AccessKey: Int] = [:]
-  /// Strong, so its identity cannot be reused by a new object while it is the fast-path key.
-  private var lastRegistrar: TrackingRegistrar?
-  private var lastKey: ObjectIdentifier?
+  // Thread-confined: a recorder is used only by the thread running its scope, so the dynamic
+  // exclusivity checks Swift would emit for these class properties buy nothing on a hot path.
+  @exclusivity(unchecked) private(set) var accesses: ContiguousArray<Access> = []
+  @exclusivity(unchecked) private var index: [AccessKey: Int] = [:]
+  /// The registrar of the previous access, held so its identity cannot be reused by another
+  /// object while it is the fast-path key.
+  @usableFromInline @exclusivity(unchecked) internal var lastRegistrar: TrackingRegistrar?
+  @usableFromInline @exclusivity(unchecked) internal var lastKey: UInt = 0
   /// Incremented per run by reactions; plain scopes stay at generation 1.
-  private(set) var generation: UInt32 = 1
+  @exclusivity(unchecked) private(set) var generation: UInt32 = 1
   /// Called for a field read for the first time (a reaction installs itself right away, which
   /// closes the window between reading a field and observing it).
   private let onNewAccess: ((Access) -> Void)?
@@ -46,30 +48,29 @@ internal final class AccessRecorder {
 
   var isEmpty: Bool { accesses.isEmpty }
 
-  @usableFromInline
-  func record(_ registrar: TrackingRegistrar, _ keyPath: AnyKeyPath, _ label: FieldLabel) {
-    record(registrar, FieldKey(keyPath), label)
+  /// Records a read. A repeated read of the previous field returns after two comparisons
+  /// (inlined into the accessor).
+  @inlinable @inline(__always)
+  func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
+    if registrar === lastRegistrar && key.identity == lastKey { return }
+    recordNew(registrar, key, label)
   }
 
-  func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
-    let keyID = key.identity
-    if registrar === lastRegistrar && keyID == lastKey { return }
+  @usableFromInline
+  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
     lastRegistrar = registrar
-    lastKey = keyID
-    let registrarID = ObjectIdentifier(registrar)
-    let accessKey = AccessKey(registrar: registrarID, key: keyID)
+    lastKey = key.identity
+    record(registrar.core, key, label)
+  }
+
+  private func record(_ core: RegistrarCore, _ key: FieldKey, _ label: FieldLabel) {
+    let coreID = ObjectIdentifier(core)
+    let accessKey = AccessKey(registrar: coreID, key: key.identity)
     if let position = position(of: accessKey) {
-      if accesses[position].registrar === registrar {
-        accesses[position].generation = generation
-        return
-      }
-      // The entry belongs to a dead object whose address was reused: replace it.
-      accesses[position] = Access(
-        registrar: registrar, registrarID: registrarID, key: key, label: label, generation: generation)
-      onNewAccess?(accesses[position])
+      accesses[position].generation = generation
       return
     }
-    let access = Access(registrar: registrar, registrarID: registrarID, key: key, label: label, generation: generation)
+    let access = Access(core: core, key: key, label: label, generation: generation)
     accesses.append(access)
     if !index.isEmpty {
       index[accessKey] = accesses.count - 1
@@ -81,7 +82,7 @@ internal final class AccessRecorder {
 
   private func position(of key: AccessKey) -> Int? {
     if !index.isEmpty { return index[key] }
-    return accesses.firstIndex { $0.registrarID == key.registrar && $0.key.identity == key.key }
+    return accesses.firstIndex { ObjectIdentifier($0.core) == key.registrar && $0.key.identity == key.key }
   }
 
   private func rebuildIndex() {
@@ -89,26 +90,23 @@ internal final class AccessRecorder {
     guard accesses.count > Self.indexThreshold else { return }
     index.reserveCapacity(accesses.count)
     for (position, access) in accesses.enumerated() {
-      index[AccessKey(registrar: access.registrarID, key: access.key.identity)] = position
+      index[AccessKey(registrar: ObjectIdentifier(access.core), key: access.key.identity)] = position
     }
   }
 
   /// Starts a new run: accesses from earlier runs stay, marked with their old generation, until
-  /// `removeStale()` drops the ones this run did not read.
+  /// `endRun()` drops the ones this run did not read.
   func beginRun() {
     generation &+= 1
     lastRegistrar = nil
-    lastKey = nil
   }
 
-  /// Ends a run: forgets the fast-path key (so no registrar is kept alive by it) and removes and
-  /// returns the accesses the run did not read.
-  func endRun() -> [Access] {
+  /// Ends a run: removes and returns the accesses the run did not read.
+  func endRun() -> ContiguousArray<Access> {
     lastRegistrar = nil
-    lastKey = nil
     let current = generation
     guard accesses.contains(where: { $0.generation != current }) else { return [] }
-    var stale: [Access] = []
+    var stale: ContiguousArray<Access> = []
     accesses.removeAll { access in
       guard access.generation != current else { return false }
       stale.append(access)
@@ -124,30 +122,40 @@ internal final class AccessRecorder {
     accesses = []
     index = [:]
     lastRegistrar = nil
-    lastKey = nil
     return all
+  }
+
+  /// Empties the recorder for reuse, keeping its storage.
+  func reset() {
+    accesses.removeAll(keepingCapacity: true)
+    if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+    lastRegistrar = nil
+    generation = 1
   }
 
   /// Records the accesses of an inner scope here (for scopes that propagate to their outer scope).
   func merge(_ other: AccessRecorder) {
     for access in other.accesses {
-      guard let registrar = access.registrar else { continue }
-      record(registrar, access.key, access.label)
+      record(access.core, access.key, access.label)
     }
   }
 }
 
 /// Records a read of `key` on `registrar` if a tracking scope is active on this thread.
 ///
-/// The key path and label are autoclosures so an untracked read builds neither: the whole call
-/// is one thread-local load and a branch.
+/// The key and label are autoclosures so an untracked read builds neither (no key path): the
+/// whole call is one thread-local load and a branch.
 @inlinable @inline(__always)
 internal func _recordAccess(
   _ registrar: TrackingRegistrar,
-  _ key: @autoclosure () -> AnyKeyPath,
+  _ key: @autoclosure () -> FieldKey,
   _ label: @autoclosure () -> FieldLabel
 ) {
   if let recorder = ThreadLocal.recorder {
-    recorder.record(registrar, key(), label())
+    // Evaluated here, not inside the closure below, so `@Tracked`'s storage offset folds to a
+    // constant instead of escaping into a closure context.
+    let key = key()
+    let label = label()
+    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, label) }
   }
 }

@@ -1,16 +1,43 @@
-/// A field's key path as the runtime stores it.
+/// How the runtime identifies a field within one registrar.
 ///
-/// Key paths are immutable objects, but the standard library does not mark `AnyKeyPath`
-/// `Sendable`; this wrapper carries one across the registrar's lock and between threads.
+/// Two kinds share one identity space:
+/// - a key path object (accessors of `ObservableState`, and the registrar's key-path API): its
+///   address, which is even. Equal literals in one module are one object; distinct objects that
+///   are `==` are resolved by the observer table.
+/// - a stored property of a class (`@Tracked`): its byte offset in the object, tagged odd. The
+///   compiler hands `@Tracked` its key paths as arguments it must build on every access (two
+///   runtime calls and two releases, even when untracked), so the wrapper never uses them; the
+///   storage address is folded to a constant offset.
+///
+/// `@unchecked Sendable`: key paths are immutable objects the standard library does not mark.
+@usableFromInline
 internal struct FieldKey: @unchecked Sendable {
-  let keyPath: AnyKeyPath
+  @usableFromInline let identity: UInt
+  @usableFromInline let keyPath: AnyKeyPath?
 
-  init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+  @inlinable
+  init(_ keyPath: AnyKeyPath) {
+    self.identity = UInt(bitPattern: ObjectIdentifier(keyPath))
+    self.keyPath = keyPath
+  }
 
-  /// Identity of the key path object: equal literals in one module share one object.
-  var identity: ObjectIdentifier { ObjectIdentifier(keyPath) }
+  @inlinable
+  init(storedPropertyOffset offset: Int) {
+    self.identity = UInt(bitPattern: offset) << 1 | 1
+    self.keyPath = nil
+  }
 
-  func isSameObject(as other: FieldKey) -> Bool { keyPath === other.keyPath }
+  /// The byte offset of a `@Tracked` field's storage, if this is one.
+  var storedPropertyOffset: Int? {
+    identity & 1 == 1 ? Int(bitPattern: identity >> 1) : nil
+  }
 
-  func isEqual(to other: FieldKey) -> Bool { keyPath == other.keyPath }
+  func isSameObject(as other: FieldKey) -> Bool { identity == other.identity }
+
+  /// Same field: same identity, or equal key paths.
+  func isEqual(to other: FieldKey) -> Bool {
+    if identity == other.identity { return true }
+    guard let keyPath, let otherKeyPath = other.keyPath else { return false }
+    return keyPath == otherKeyPath
+  }
 }

@@ -1,59 +1,138 @@
 /// The observers of one registrar, grouped by field. Guarded by the registrar's mutex.
 ///
-/// Objects have few observed fields, so slots live in a small array searched by key-path object
-/// identity first. Two equal key paths can be distinct objects (literals in different modules), so
-/// a miss falls back to `==` and remembers the alias; that costs a comparison per slot only when an
-/// observed object is written through a key path object it has not seen before.
+/// Lookups go by key-path object identity: equal literals in one module are one object, so the
+/// common case is a pointer comparison (a linear scan while the object has few observed fields, a
+/// hash of the pointer beyond that). Equal key paths that are distinct objects (literals in
+/// different modules) are resolved once with `==` and remembered as aliases; a key path with no
+/// observers is remembered as a miss until a new field gets observers, so writes to unobserved
+/// fields of an observed object do not compare key paths repeatedly.
+///
+/// Slots are never removed (an object has a bounded number of fields), which keeps slot indices
+/// stable. Within a slot, observers are kept in an array for cheap snapshots and notification;
+/// past a few entries a position index makes removal O(1).
 internal struct ObserverTable {
   struct Slot {
-    var key: FieldKey
-    var aliases: [FieldKey] = []
+    let key: FieldKey
     var observers: ContiguousArray<TrackingObserver> = []
+    /// Position of each observer in `observers`, maintained once the slot is large.
+    var positions: [ObjectIdentifier: Int] = [:]
+    /// Extra installs of an observer already present (the same field reached through two
+    /// distinct key path objects); removal consumes these first.
+    var duplicates: [ObjectIdentifier: Int] = [:]
 
-    func matches(identity key: FieldKey) -> Bool {
-      key.isSameObject(as: self.key) || aliases.contains { $0.isSameObject(as: key) }
+    static var indexedThreshold: Int { 16 }
+
+    func position(of observer: TrackingObserver) -> Int? {
+      if !positions.isEmpty { return positions[ObjectIdentifier(observer)] }
+      return observers.firstIndex { $0 === observer }
+    }
+
+    /// Returns whether the observer was new to this slot.
+    mutating func add(_ observer: TrackingObserver) {
+      if position(of: observer) != nil {
+        duplicates[ObjectIdentifier(observer), default: 0] += 1
+        return
+      }
+      observers.append(observer)
+      if !positions.isEmpty {
+        positions[ObjectIdentifier(observer)] = observers.count - 1
+      } else if observers.count > Self.indexedThreshold {
+        for (position, observer) in observers.enumerated() { positions[ObjectIdentifier(observer)] = position }
+      }
+    }
+
+    /// Returns whether an entry was removed.
+    mutating func remove(_ observer: TrackingObserver) -> Bool {
+      let id = ObjectIdentifier(observer)
+      if let extra = duplicates[id] {
+        duplicates[id] = extra > 1 ? extra - 1 : nil
+        return true
+      }
+      guard let position = position(of: observer) else { return false }
+      let last = observers.count - 1
+      if position != last {
+        observers.swapAt(position, last)
+        if !positions.isEmpty { positions[ObjectIdentifier(observers[position])] = position }
+      }
+      observers.removeLast()
+      if !positions.isEmpty {
+        positions[id] = nil
+        if observers.count <= Self.indexedThreshold / 2 { positions = [:] }
+      }
+      return true
     }
   }
 
   private(set) var slots: ContiguousArray<Slot> = []
+  /// Key path object identity → slot, for aliases and once there are many slots.
+  private var slotByIdentity: [UInt: Int] = [:]
+  /// Alias key paths, held so their identities stay valid while mapped.
+  private var aliasKeys: [FieldKey] = []
+  /// Key path objects known to have no slot (held for the same reason).
+  private var misses: [UInt: FieldKey] = [:]
   private(set) var observerCount = 0
+
+  private static var scanThreshold: Int { 8 }
+  private static var missCacheLimit: Int { 64 }
 
   /// The slot for `key`, resolving aliases.
   mutating func slotIndex(for key: FieldKey) -> Int? {
-    if let index = slots.firstIndex(where: { $0.matches(identity: key) }) { return index }
-    guard let index = slots.firstIndex(where: { $0.key.isEqual(to: key) }) else { return nil }
-    slots[index].aliases.append(key)
-    return index
+    let identity = key.identity
+    if slots.count <= Self.scanThreshold {
+      if let index = slots.firstIndex(where: { $0.key.isSameObject(as: key) }) { return index }
+    }
+    if let index = slotByIdentity[identity] { return index }
+    if misses[identity] != nil { return nil }
+    if let index = slots.firstIndex(where: { $0.key.isEqual(to: key) }) {
+      slotByIdentity[identity] = index
+      aliasKeys.append(key)
+      return index
+    }
+    if misses.count >= Self.missCacheLimit { misses.removeAll(keepingCapacity: true) }
+    misses[identity] = key
+    return nil
   }
 
   mutating func add(_ observer: TrackingObserver, for key: FieldKey) {
-    if let index = slotIndex(for: key) {
-      slots[index].observers.append(observer)
+    let index: Int
+    if let existing = slotIndex(for: key) {
+      index = existing
     } else {
-      slots.append(Slot(key: key, observers: [observer]))
+      slots.append(Slot(key: key))
+      index = slots.count - 1
+      misses.removeAll(keepingCapacity: true)  // one of them may be an alias of the new slot
+      if slots.count > Self.scanThreshold {
+        if slots.count == Self.scanThreshold + 1 {
+          for (position, slot) in slots.enumerated() { slotByIdentity[slot.key.identity] = position }
+        } else {
+          slotByIdentity[key.identity] = index
+        }
+      }
     }
+    slots[index].add(observer)
     observerCount += 1
   }
 
   /// Removes one entry of `observer` under `key`; a missing entry is not an error (an observer that
   /// fired concurrently may already have removed itself).
   mutating func remove(_ observer: TrackingObserver, for key: FieldKey) {
-    guard let index = slotIndex(for: key),
-      let position = slots[index].observers.lastIndex(where: { $0 === observer })
-    else { return }
-    slots[index].observers.remove(at: position)
+    guard let index = slotIndex(for: key), slots[index].remove(observer) else { return }
     observerCount -= 1
-    if slots[index].observers.isEmpty { slots.remove(at: index) }
   }
 
-  /// The observers of `key` at this moment.
+  /// The observers of `key` at this moment (sharing the slot's storage: no copy is made unless
+  /// the slot changes while the snapshot is alive).
   mutating func observers(of key: FieldKey) -> ObserverSnapshot {
     guard let index = slotIndex(for: key) else { return .none }
     let observers = slots[index].observers
-    return observers.count == 1 ? .one(observers[0]) : .many(observers)
+    switch observers.count {
+    case 0: return .none
+    case 1: return .one(observers[0])
+    default: return .many(observers)
+    }
   }
 
-  /// All observers, for notifications that concern every field (e.g. an object replaced as a whole).
+  /// All observers, for notifications that concern every field.
   func allObservers() -> ContiguousArray<TrackingObserver> {
     var all = ContiguousArray<TrackingObserver>()
     for slot in slots { all.append(contentsOf: slot.observers) }
@@ -67,14 +146,6 @@ internal enum ObserverSnapshot {
   case none
   case one(TrackingObserver)
   case many(ContiguousArray<TrackingObserver>)
-
-  var hasDeferred: Bool {
-    switch self {
-    case .none: return false
-    case .one(let observer): return observer.isDeferred
-    case .many(let observers): return observers.contains { $0.isDeferred }
-    }
-  }
 
   var isEmpty: Bool {
     if case .none = self { return true }

@@ -7,8 +7,39 @@ import Synchronization
 /// compare-and-exchange, so every later notification (another thread's write, or a write made by
 /// `onChange` itself) finds the observer spent.
 internal final class OneShotObserver: TrackingObserver, @unchecked Sendable {
+  /// The fields observed; a single field (the common case of a small scope) needs no array.
+  private enum Dependencies {
+    case none
+    case one(Access)
+    case many(ContiguousArray<Access>)
+
+    init(_ accesses: ContiguousArray<Access>) {
+      switch accesses.count {
+      case 0: self = .none
+      case 1: self = .one(accesses[0])
+      default: self = .many(ContiguousArray(accesses))
+      }
+    }
+
+    func uninstall(_ observer: TrackingObserver) {
+      switch self {
+      case .none: break
+      case .one(let access): access.uninstall(observer)
+      case .many(let accesses): accesses.uninstall(observer)
+      }
+    }
+
+    var anyAlive: Bool {
+      switch self {
+      case .none: false
+      case .one(let access): !access.core.isDead
+      case .many(let accesses): accesses.contains { !$0.core.isDead }
+      }
+    }
+  }
+
   private struct State {
-    var dependencies: [Dependency] = []
+    var dependencies = Dependencies.none
     var onChange: (@Sendable () -> Void)?
   }
 
@@ -32,8 +63,7 @@ internal final class OneShotObserver: TrackingObserver, @unchecked Sendable {
 
   /// Gives up once every observed object is gone: nothing can fire it any more.
   override func registrarDidDeinit() {
-    let anyAlive = state.withLock { state in state.dependencies.contains { $0.registrar != nil } }
-    if !anyAlive { cancel() }
+    if !state.withLock({ $0.dependencies.anyAlive }) { cancel() }
   }
 
   private func spend(callingOnChange: Bool) {
@@ -53,36 +83,23 @@ internal final class OneShotObserver: TrackingObserver, @unchecked Sendable {
   /// The dependency list is published first, so a concurrent firing always sees (and removes)
   /// every entry; an entry added after that removal is taken back here.
   func install(_ accesses: ContiguousArray<Access>) {
-    state.withLock { state in
-      state.dependencies = accesses.map { Dependency(registrar: $0.registrar, key: $0.key) }
-    }
-    var start = accesses.startIndex
-    while start < accesses.endIndex {
-      var end = start + 1
-      while end < accesses.endIndex && accesses[end].registrarID == accesses[start].registrarID { end += 1 }
-      if let registrar = accesses[start].registrar {
-        let keys = accesses[start..<end].lazy.map(\.key)
-        registrar.addObserver(self, for: keys)
-        if isSpent {
-          registrar.removeObserver(self, for: keys)
-          return
-        }
-      }
-      start = end
-    }
+    let dependencies = Dependencies(accesses)
+    state.withLock { $0.dependencies = dependencies }
+    accesses.install(self, stoppingWhen: { isSpent })
   }
 }
 
 /// A one-shot observation started by `withCancellableTracking(_:onChange:)`.
-public final class TrackingObservation: Sendable {
+public final class TrackingObservation: @unchecked Sendable {
   private let observer: OneShotObserver?
+  private let recorded: ContiguousArray<Access>
 
   /// The fields the observed closure read.
-  public let accesses: AccessLog
+  public var accesses: AccessLog { AccessLog(recorded) }
 
-  internal init(observer: OneShotObserver?, accesses: AccessLog) {
+  internal init(observer: OneShotObserver?, accesses: ContiguousArray<Access>) {
     self.observer = observer
-    self.accesses = accesses
+    self.recorded = accesses
   }
 
   /// Whether `onChange` can still be called: the closure read something, and the observation has
@@ -118,7 +135,11 @@ public func withTracking<Result>(
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> Result {
-  try withCancellableTracking(apply, onChange: onChange).value
+  try withPooledRecorder { recorder in
+    let value = try withRecorder(recorder, propagating: false, apply)
+    if !recorder.isEmpty { OneShotObserver(onChange: onChange).install(recorder.accesses) }
+    return value
+  }
 }
 
 /// `withTracking(_:onChange:)`, returning a handle that can cancel the observation and tells
@@ -127,15 +148,28 @@ public func withCancellableTracking<Result>(
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> (value: Result, observation: TrackingObservation) {
-  let recorder = AccessRecorder()
-  let value = try withRecorder(recorder, propagating: false, apply)
-  let accesses = recorder.removeAll()
-  guard !accesses.isEmpty else {
-    return (value, TrackingObservation(observer: nil, accesses: AccessLog(accesses)))
+  try withPooledRecorder { recorder in
+    let value = try withRecorder(recorder, propagating: false, apply)
+    let accesses = recorder.accesses
+    guard !accesses.isEmpty else {
+      return (value, TrackingObservation(observer: nil, accesses: []))
+    }
+    let observer = OneShotObserver(onChange: onChange)
+    observer.install(accesses)
+    return (value, TrackingObservation(observer: observer, accesses: accesses))
   }
-  let observer = OneShotObserver(onChange: onChange)
-  observer.install(accesses)
-  return (value, TrackingObservation(observer: observer, accesses: AccessLog(accesses)))
+}
+
+/// Runs `body` with this thread's spare recorder (or a new one while the spare is in use by an
+/// enclosing scope), returning it emptied afterwards: a one-shot scope allocates no recorder.
+internal func withPooledRecorder<Result>(_ body: (AccessRecorder) throws -> Result) rethrows -> Result {
+  let context = TransactionContext.current
+  let recorder = context.takeSpareRecorder() ?? AccessRecorder()
+  defer {
+    recorder.reset()
+    context.returnSpareRecorder(recorder)
+  }
+  return try body(recorder)
 }
 
 /// Runs `body` with `recorder` as this thread's tracking scope, restoring the previous scope

@@ -8,11 +8,12 @@ import _ObservantShims
 /// before releasing it.
 @usableFromInline
 internal enum ThreadLocal {
-  /// The recorder of the innermost tracking scope on this thread, if any.
+  /// The recorder of the innermost tracking scope on this thread, if any, unretained: the scope
+  /// keeps it alive while it is installed.
   @inlinable @inline(__always)
-  internal static var recorder: AccessRecorder? {
+  internal static var recorder: Unmanaged<AccessRecorder>? {
     guard let raw = observant_recorder_get() else { return nil }
-    return Unmanaged<AccessRecorder>.fromOpaque(raw).takeUnretainedValue()
+    return Unmanaged<AccessRecorder>.fromOpaque(raw)
   }
 
   /// Whether a tracking scope is active on this thread: one TLS load, no retain.

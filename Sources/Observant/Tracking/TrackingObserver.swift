@@ -10,7 +10,7 @@ internal class TrackingObserver: @unchecked Sendable {
 
   /// The reaction behind a deferred observer: it is not called back during the write but
   /// scheduled to re-run when the writing thread's transaction ends.
-  var reaction: Reaction? { nil }
+  var reaction: ReactionCore? { nil }
 
   /// Whether this observer is deferred (belongs to a reaction).
   var isDeferred: Bool { false }
@@ -19,28 +19,52 @@ internal class TrackingObserver: @unchecked Sendable {
   func registrarDidDeinit() {}
 }
 
-/// A dependency as an observer keeps it, to uninstall itself later. The registrar is weak so an
-/// observer never keeps an observed object's registrar alive: when the object goes away its
-/// registrar goes with it, and with it every observer entry.
-internal struct Dependency {
-  weak var registrar: TrackingRegistrar?
-  let key: FieldKey
+extension UnsafeBufferPointer where Element == Access {
+  /// Installs `observer` on every access, one lock per run of accesses to the same object.
+  /// Stops early if `shouldStop` turns true after a run was installed; that run is taken back.
+  func install(_ observer: TrackingObserver, stoppingWhen shouldStop: () -> Bool) {
+    forEachRunOfSameObject { core, run in
+      core.add(observer, for: run)
+      guard shouldStop() else { return true }
+      core.remove(observer, for: run)
+      return false
+    }
+  }
+
+  /// Uninstalls `observer` from every access, one lock per run of accesses to the same object.
+  func uninstall(_ observer: TrackingObserver) {
+    forEachRunOfSameObject { core, run in
+      core.remove(observer, for: run)
+      return true
+    }
+  }
+
+  /// Calls `body` with each maximal run of consecutive accesses to one object, until it returns
+  /// `false`.
+  private func forEachRunOfSameObject(_ body: (RegistrarCore, UnsafeBufferPointer<Access>) -> Bool) {
+    var start = 0
+    while start < count {
+      let core = self[start].core
+      var end = start + 1
+      while end < count && self[end].core === core { end += 1 }
+      guard body(core, UnsafeBufferPointer(rebasing: self[start..<end])) else { return }
+      start = end
+    }
+  }
 }
 
-extension Sequence where Element == Dependency {
-  /// Uninstalls `observer` from every registrar still alive, one lock per registrar run.
+extension ContiguousArray where Element == Access {
+  func install(_ observer: TrackingObserver, stoppingWhen shouldStop: () -> Bool) {
+    withUnsafeBufferPointer { $0.install(observer, stoppingWhen: shouldStop) }
+  }
+
   func uninstall(_ observer: TrackingObserver) {
-    var batch: [FieldKey] = []
-    var current: TrackingRegistrar?
-    for dependency in self {
-      guard let registrar = dependency.registrar else { continue }
-      if current !== registrar {
-        if let current, !batch.isEmpty { current.removeObserver(observer, for: batch) }
-        batch.removeAll(keepingCapacity: true)
-        current = registrar
-      }
-      batch.append(dependency.key)
-    }
-    if let current, !batch.isEmpty { current.removeObserver(observer, for: batch) }
+    withUnsafeBufferPointer { $0.uninstall(observer) }
+  }
+}
+
+extension Access {
+  func uninstall(_ observer: TrackingObserver) {
+    withUnsafePointer(to: self) { UnsafeBufferPointer(start: $0, count: 1).uninstall(observer) }
   }
 }

@@ -12,7 +12,9 @@ import Synchronization
 ///   on the writing thread.
 ///
 /// The registrar is thread-safe: observers are installed, removed and notified under a mutex that
-/// is never held while user code runs.
+/// is never held while user code runs. Its observer table is allocated the first time a tracking
+/// scope reads one of its fields, so an object nobody observes carries only this small handle.
+/// When the registrar goes away (with its object), every observer entry goes with it.
 ///
 /// Apple's `Observation` module has a type with a similar role; this one is named differently so
 /// both can be imported into the same file.
@@ -20,27 +22,42 @@ public final class TrackingRegistrar: Sendable {
   /// An identity distinct from every other registrar's, shared by copies of the value that owns it.
   public let id: InstanceIdentity
 
-  /// Number of observer entries in `table`; zero lets writes skip the lock.
+  /// Number of observer entries; zero lets writes skip everything else. Maintained by the core.
   @usableFromInline
   internal let observerCount: Atomic<Int>
 
-  internal let table: Mutex<ObserverTable>
+  /// The observer table, created on first use (+1 while stored).
+  private let storedCore: Atomic<Unmanaged<RegistrarCore>?>
 
   /// Creates a registrar with a fresh identity.
   ///
-  /// - Complexity: O(1); one allocation (the registrar itself).
+  /// - Complexity: O(1); one small allocation (the registrar itself).
   public init() {
     id = InstanceIdentity.make()
     observerCount = Atomic(0)
-    table = Mutex(ObserverTable())
+    storedCore = Atomic(nil)
   }
 
   deinit {
-    guard hasObservers else { return }
-    // The object is gone: observers that depended only on it can never fire; let them release
-    // what they hold (a one-shot observation's closure, for one).
-    let observers = table.withLock { $0.allObservers() }
-    for observer in observers { observer.registrarDidDeinit() }
+    guard let core = storedCore.load(ordering: .acquiring) else { return }
+    core.takeUnretainedValue().ownerDidDeinit()
+    core.release()
+  }
+
+  /// The observer table, created on first use.
+  internal var core: RegistrarCore {
+    if let core = existingCore { return core }
+    let created = Unmanaged.passRetained(RegistrarCore(owner: self))
+    let (exchanged, winner) = storedCore.compareExchange(
+      expected: nil, desired: created, ordering: .acquiringAndReleasing)
+    if exchanged { return created.takeUnretainedValue() }
+    created.release()
+    return winner!.takeUnretainedValue()
+  }
+
+  /// The observer table if a field was ever tracked.
+  internal var existingCore: RegistrarCore? {
+    storedCore.load(ordering: .acquiring)?.takeUnretainedValue()
   }
 
   /// Whether any observer is installed on any field of this registrar.
@@ -60,7 +77,7 @@ public final class TrackingRegistrar: Sendable {
   /// - Complexity: O(1) when no scope is active (one thread-local load).
   @inlinable
   public func access<Root, Value>(keyPath: KeyPath<Root, Value>) {
-    _recordAccess(self, keyPath, .keyPath)
+    _recordAccess(self, FieldKey(keyPath), .keyPath)
   }
 
   // MARK: Writes
@@ -73,8 +90,9 @@ public final class TrackingRegistrar: Sendable {
   /// `@Tracked` or the `ObservableState` helpers skip writes that change nothing.
   public func willSet<Root, Value>(keyPath: KeyPath<Root, Value>) {
     guard hasObservers else { return }
-    if _willChange(keyPath, values: { nil }) {
-      TransactionContext.current.pushPendingDidSet(self, FieldKey(keyPath))
+    let key = FieldKey(keyPath)
+    if _willChange(key, values: { nil }) {
+      TransactionContext.current.pushPendingDidSet(self, key)
     }
   }
 
@@ -90,9 +108,19 @@ public final class TrackingRegistrar: Sendable {
     _ mutation: () throws -> Result
   ) rethrows -> Result {
     guard hasObservers else { return try mutation() }
-    let opened = _willChange(keyPath, values: { nil })
+    let opened = _willChange(FieldKey(keyPath), values: { nil })
     defer { if opened { _didChange() } }
     return try mutation()
+  }
+
+  /// The observed path of a setter, kept out of line so accessors inline to a load and a branch.
+  ///
+  /// Notifies the observers of `key` unless writing `new` over `old` changes nothing.
+  /// - Returns: whether the caller must call `_didChange()` after storing `new`.
+  @inlinable @inline(never)
+  internal func _announceWrite<Value>(_ key: FieldKey, from old: Value, to new: Value) -> Bool {
+    guard !_isUnchanged(old, new) else { return false }
+    return _willChange(key, values: { _changeValues(old, new) })
   }
 
   /// Slow path of a write to an observed registrar: notifies the observers of `key`.
@@ -102,25 +130,8 @@ public final class TrackingRegistrar: Sendable {
   /// - Returns: whether an implicit transaction was opened (the caller must call `_didChange()`
   ///   after storing the value).
   @usableFromInline
-  internal func _willChange(_ keyPath: AnyKeyPath, values: () -> ChangeValues?) -> Bool {
-    let key = FieldKey(keyPath)
-    let observers = table.withLock { $0.observers(of: key) }
-    return _notify(observers, key, values)
-  }
-
-  /// Fires immediate observers and schedules deferred ones (reactions) in this thread's
-  /// transaction, opening one if a reaction is involved.
-  private func _notify(_ observers: ObserverSnapshot, _ key: FieldKey, _ values: () -> ChangeValues?) -> Bool {
-    guard !observers.isEmpty else { return false }
-    var hasDeferred = false
-    observers.forEach { observer in
-      if observer.isDeferred { hasDeferred = true } else { observer.fire() }
-    }
-    guard hasDeferred else { return false }
-    let context = TransactionContext.current
-    context.begin()
-    context.recordWrite(self, key, values, observers)
-    return true
+  internal func _willChange(_ key: FieldKey, values: () -> ChangeValues?) -> Bool {
+    existingCore?.willChange(key, values: values) ?? false
   }
 
   /// Ends the implicit transaction opened by `_willChange` (flushing reactions if it was the
@@ -130,35 +141,11 @@ public final class TrackingRegistrar: Sendable {
     TransactionContext.current.end()
   }
 
-  // MARK: Observer installation
-
-  internal func addObserver(_ observer: TrackingObserver, for key: FieldKey) {
-    table.withLock { table in
-      table.add(observer, for: key)
-      observerCount.store(table.observerCount, ordering: .relaxed)
-    }
-  }
-
-  internal func addObserver(_ observer: TrackingObserver, for keys: some Sequence<FieldKey>) {
-    table.withLock { table in
-      for key in keys { table.add(observer, for: key) }
-      observerCount.store(table.observerCount, ordering: .relaxed)
-    }
-  }
-
-  internal func removeObserver(_ observer: TrackingObserver, for keys: some Sequence<FieldKey>) {
-    table.withLock { table in
-      for key in keys { table.remove(observer, for: key) }
-      observerCount.store(table.observerCount, ordering: .relaxed)
-    }
-  }
-
   /// Notifies every observer of every field, e.g. when the value that owned this registrar was
   /// replaced wholesale and its readers must look again.
   internal func notifyAllFieldsWillChange() {
-    guard hasObservers else { return }
-    let observers = table.withLock { $0.allObservers() }
-    if _notify(.many(observers), FieldKey(\TrackingRegistrar.id), { nil }) { _didChange() }
+    guard hasObservers, let core = existingCore else { return }
+    if core.allFieldsWillChange() { _didChange() }
   }
 }
 

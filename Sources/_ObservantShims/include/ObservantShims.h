@@ -17,11 +17,19 @@
 #define OBSERVANT_INLINE static inline
 #endif
 
+// initial-exec: a direct %fs-relative load instead of a __tls_get_addr call. Observant's TLS is
+// two pointers, well within the static TLS space glibc reserves for dlopen'ed libraries.
+#if __has_attribute(tls_model)
+#define OBSERVANT_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define OBSERVANT_TLS
+#endif
+
 /// The access recorder of the innermost active tracking scope on this thread, or NULL.
-extern _Thread_local void *_Nullable _observant_current_recorder;
+extern _Thread_local void *_Nullable _observant_current_recorder OBSERVANT_TLS;
 
 /// This thread's transaction context (owned +1 by the slot), or NULL.
-extern _Thread_local void *_Nullable _observant_current_context;
+extern _Thread_local void *_Nullable _observant_current_context OBSERVANT_TLS;
 
 OBSERVANT_INLINE void *_Nullable observant_recorder_get(void) { return _observant_current_recorder; }
 OBSERVANT_INLINE void observant_recorder_set(void *_Nullable recorder) { _observant_current_recorder = recorder; }
