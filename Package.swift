@@ -10,12 +10,21 @@ let package = Package(
   products: [
     .library(name: "Observant", targets: ["Observant"]),
     .library(name: "ObservantCollections", targets: ["ObservantCollections"]),
+    .executable(name: "observant-bench", targets: ["ObservantBenchmarks"]),
   ],
   targets: [
     .target(name: "ObservantCollections"),
     // Thread-local slots the tracking hot path reads with a single TLS load (no pthread call).
     .target(name: "_ObservantShims"),
     .target(name: "Observant", dependencies: ["ObservantCollections", "_ObservantShims"]),
+    // Compares with Apple's Observation module, which ships with the toolchain (not a package).
+    .executableTarget(
+      name: "ObservantBenchmarks",
+      dependencies: ["Observant", "_BenchmarkShims"],
+      path: "Benchmarks/ObservantBenchmarks"
+    ),
+    // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
+    .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections"]),
   ],

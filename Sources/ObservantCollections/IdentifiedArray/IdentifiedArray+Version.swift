@@ -1,0 +1,136 @@
+import Synchronization
+
+extension IdentifiedArray {
+  /// A stamp that changes whenever the array is mutated in any way.
+  ///
+  /// Stamps are drawn from one process-wide counter and stored inline, so copies share them.
+  /// Contract: if `a.version == b.version`, then `a` and `b` are copies with no mutation since (or
+  /// both were created empty), so their content is identical. Operations that change nothing
+  /// (appending an id that is present, removing an id that is absent, sorting a sorted array,
+  /// reserving capacity) keep the stamp.
+  ///
+  /// - Complexity: O(1)
+  @inlinable
+  public var version: UInt64 { _version }
+
+  /// A stamp that changes whenever the array's structure changes: which elements it holds, in
+  /// which order.
+  ///
+  /// Structural changes are insertions, removals, reorderings that change the order, and replacing
+  /// an element by a different value. For an ``InstanceIdentifiable`` element, "different" means a
+  /// different ``InstanceIdentity``: mutating an element in place, or writing back a modified copy,
+  /// is not structural. For other elements every replacement counts as structural, including a
+  /// mutation through a subscript, because a new value cannot be told from an edited one.
+  ///
+  /// Contract: if `a.structuralVersion == b.structuralVersion`, then `a` and `b` hold the same ids
+  /// in the same order, and (when `Element` is ``InstanceIdentifiable``) elements with the same
+  /// instance identities. Their fields may differ.
+  ///
+  /// - Complexity: O(1)
+  @inlinable
+  public var structuralVersion: UInt64 { _structuralVersion }
+
+  /// Whether the two arrays have the same structure: the same ids in the same order and, for
+  /// ``InstanceIdentifiable`` elements, the same element instances (see ``structuralVersion``).
+  ///
+  /// `true` is exact; `false` may be conservative (for example after an element was replaced and
+  /// then replaced back).
+  ///
+  /// - Complexity: O(1)
+  @inlinable
+  public func hasSameStructure(as other: Self) -> Bool {
+    _structuralVersion == other._structuralVersion
+  }
+
+  /// Whether the two arrays are unmutated copies of one another, and so hold identical content
+  /// (see ``version``).
+  ///
+  /// `true` is exact; `false` only means the content may differ.
+  ///
+  /// - Complexity: O(1)
+  @inlinable
+  public func isIdentical(to other: Self) -> Bool {
+    _version == other._version
+  }
+}
+
+// MARK: - Recording changes
+
+extension IdentifiedArray {
+  /// Records a structural change. Every structural mutation goes through this one funnel, so a
+  /// journal of structural changes can later be added here and nowhere else.
+  @inlinable
+  internal mutating func _structureDidChange() {
+    let stamp = _VersionStamp.next()
+    _version = stamp
+    _structuralVersion = stamp
+  }
+
+  /// Records a change of element content that keeps the structure.
+  @inlinable
+  internal mutating func _contentDidChange() {
+    _version = _VersionStamp.next()
+  }
+
+  /// Records that the element at `offset` was written, given its instance identity before the
+  /// write (`nil` when `Element` is not ``InstanceIdentifiable``, which makes every write
+  /// structural). The identity after the write is read only when it can matter.
+  @inlinable
+  internal mutating func _elementDidChange(at offset: Int, from oldIdentity: InstanceIdentity?) {
+    if let oldIdentity, oldIdentity == _instanceIdentity(at: offset) {
+      _contentDidChange()
+    } else {
+      _structureDidChange()
+    }
+  }
+
+  /// The instance identity of the element at `element`, or `nil` if `Element` is not
+  /// ``InstanceIdentifiable``.
+  ///
+  /// Reads through a pointer so that the element is neither copied nor boxed: the metatype is
+  /// probed (never the value, which could box a large element in an existential), and the opened
+  /// type reads the identity in place. In specialized code the probe folds to a constant.
+  @inlinable @inline(__always)
+  internal static func _instanceIdentity(at element: UnsafePointer<Element>) -> InstanceIdentity? {
+    guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return nil }
+    return _readInstanceIdentity(at: UnsafeRawPointer(element), as: identifiableType)
+  }
+
+  /// The instance identity of the element at `offset`, read in place.
+  @inlinable @inline(__always)
+  internal func _instanceIdentity(at offset: Int) -> InstanceIdentity? {
+    _elements.withUnsafeBufferPointer { Self._instanceIdentity(at: $0.baseAddress! + offset) }
+  }
+}
+
+/// Reads the identity of the element at `element`, whose type is `Identified`: the caller's
+/// element type, opened from a metatype probe, so the memory is already bound to it.
+@inlinable @inline(__always)
+internal func _readInstanceIdentity<Identified: InstanceIdentifiable>(
+  at element: UnsafeRawPointer, as _: Identified.Type
+) -> InstanceIdentity {
+  element.assumingMemoryBound(to: Identified.self).pointee.instanceIdentity
+}
+
+// MARK: - Stamps
+
+/// Version stamps for ``IdentifiedArray``: one process-wide counter, so a fresh stamp never equals
+/// an earlier one.
+@usableFromInline
+internal enum _VersionStamp {
+  /// The stamp of arrays created empty. All empty arrays have identical content, so sharing one
+  /// stamp keeps the contract, and creating an empty array costs no atomic operation.
+  @inlinable
+  internal static var empty: UInt64 { 0 }
+
+  /// A stamp never handed out before in this process.
+  ///
+  /// Thread-safe and allocation-free: one relaxed atomic increment. Relaxed is enough: a
+  /// read-modify-write hands out each value once, and no other memory is published with it.
+  @usableFromInline
+  internal static func next() -> UInt64 {
+    versionStampCounter.wrappingAdd(1, ordering: .relaxed).newValue
+  }
+}
+
+private let versionStampCounter = Atomic<UInt64>(_VersionStamp.empty)
