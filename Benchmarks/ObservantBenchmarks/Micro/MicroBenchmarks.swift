@@ -175,14 +175,3 @@ enum MicroBenchmarks {
   }
 }
 
-@inline(never)
-func _probeUntrackedRead(_ model: ObservantCounter, _ operations: Int) -> Int {
-  var sum = 0
-  for _ in 0..<operations { sum &+= model.count }
-  return sum
-}
-
-@inline(never)
-func _probeWrite(_ model: ObservantCounter, _ operations: Int) {
-  for value in 0..<operations { model.count = value }
-}
