@@ -120,6 +120,10 @@ extension ObservableState {
   ) -> Value {
     get { self[keyPath: storage] }
     _modify {
+      // Reactions that writes nested in this mutation make dirty run after it (see `Tracked`).
+      let defersReactions = !_isPOD(Value.self)
+      if defersReactions { _beginInPlaceMutation() }
+      defer { if defersReactions { _endInPlaceMutation() } }
       let registrar = stateRegistrar.registrar
       if !registrar.hasObservers {
         yield &self[keyPath: storage]

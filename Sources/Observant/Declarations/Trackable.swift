@@ -73,6 +73,12 @@ public struct Tracked<Value> {
     }
     @inline(__always)
     _modify {
+      // Writes nested in this mutation (fields of a child state, say) must not re-run reactions
+      // while the storage is still being modified: a reaction reading this property would then
+      // conflict with the access. Trivially copyable values contain no such fields.
+      let defersReactions = !_isPOD(Value.self)
+      if defersReactions { _beginInPlaceMutation() }
+      defer { if defersReactions { _endInPlaceMutation() } }
       let registrar = object.trackingRegistrar
       if !registrar.hasObservers {
         yield &object[keyPath: storageKeyPath].value

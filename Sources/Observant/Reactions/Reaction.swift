@@ -72,6 +72,16 @@ public final class Reaction: Sendable {
     core.cancel()
   }
 
+  /// Schedules a re-run as if something the body read had changed: when the current transaction
+  /// on this thread ends, or right away if there is none. Within a flush it runs in creation
+  /// order like any dirty reaction. Does nothing once cancelled.
+  ///
+  /// For owners that feed a reaction inputs other than tracked fields (a render tree passing new
+  /// inputs to a child, say).
+  public func invalidate() {
+    core.invalidate()
+  }
+
   /// Total runs of all reactions in this process: a tally for harnesses. Tests running in
   /// parallel share it; prefer `runCount` of specific reactions in assertions.
   public static var totalRunCount: Int { ReactionCore.totalRunCount }
@@ -132,6 +142,14 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
   }
 
   var runCount: Int { runs.load(ordering: .relaxed) }
+
+  func invalidate() {
+    guard !isCancelled else { return }
+    let context = TransactionContext.current
+    context.begin()
+    context.invalidate(self)
+    context.end()
+  }
 
   var isCancelled: Bool { state.withLock { $0.isCancelled } }
 

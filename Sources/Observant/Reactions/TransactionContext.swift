@@ -10,6 +10,8 @@ internal struct ChangeRecord {
   /// Stamp of the first write; a reaction whose last run started later read an intermediate
   /// value, so it re-runs even if the field ends where it began.
   let firstWriteStamp: UInt64
+  /// Stamp of the latest write; a reaction whose last run started later has seen it.
+  var lastWriteStamp: UInt64
   var original: ComparableBox?
   var latest: ComparableBox?
   var reactions: ContiguousArray<ReactionCore> = []
@@ -52,6 +54,8 @@ internal final class TransactionContext {
   @exclusivity(unchecked) private var changeIndex: [AccessKey: Int] = [:]
   /// Writes announced through the public `willSet(keyPath:)` awaiting their `didSet(keyPath:)`.
   @exclusivity(unchecked) private var pendingDidSets: [AccessKey] = []
+  /// Reactions scheduled by `invalidate()`.
+  @exclusivity(unchecked) private var invalidated: [DirtyReaction] = []
   /// A recorder for one-shot scopes, reused so they allocate none.
   @exclusivity(unchecked) private var spareRecorder: AccessRecorder?
 
@@ -105,9 +109,11 @@ internal final class TransactionContext {
     _ observers: ObserverSnapshot
   ) {
     let accessKey = AccessKey(registrar: ObjectIdentifier(core), key: key.identity)
+    let stamp = ReactionCore.nextStamp()
     let position: Int
     if let existing = changeIndex[accessKey] {
       position = existing
+      changes[position].lastWriteStamp = stamp
       if changes[position].original != nil {
         changes[position].latest = values()?.new
         if changes[position].latest == nil { changes[position].original = nil }
@@ -116,7 +122,7 @@ internal final class TransactionContext {
       let pair = values()
       changes.append(
         ChangeRecord(
-          core: core, key: key, firstWriteStamp: ReactionCore.nextStamp(),
+          core: core, key: key, firstWriteStamp: stamp, lastWriteStamp: stamp,
           original: pair?.old, latest: pair?.new))
       position = changes.count - 1
       changeIndex[accessKey] = position
@@ -126,16 +132,25 @@ internal final class TransactionContext {
     }
   }
 
-  /// The reactions the recorded writes make dirty, in no particular order, possibly repeated;
-  /// clears the records.
-  private func takeDirtyReactions() -> [ReactionCore] {
-    guard !changes.isEmpty else { return [] }
-    var dirty: [ReactionCore] = []
+  /// Schedules `reaction` to re-run as if something it read had just changed.
+  func invalidate(_ reaction: ReactionCore) {
+    invalidated.append(DirtyReaction(reaction: reaction, stamp: ReactionCore.nextStamp()))
+  }
+
+  /// The reactions the recorded writes (and invalidations) make dirty, in no particular order,
+  /// possibly repeated; clears the records.
+  private func takeDirtyReactions() -> [DirtyReaction] {
+    guard !changes.isEmpty || !invalidated.isEmpty else { return [] }
+    var dirty = invalidated
+    invalidated.removeAll(keepingCapacity: true)
     for record in changes {
+      let stamp = record.lastWriteStamp
       if record.isReverted {
-        dirty.append(contentsOf: record.reactions.lazy.filter { $0.lastRunStamp > record.firstWriteStamp })
+        for reaction in record.reactions where reaction.lastRunStamp > record.firstWriteStamp {
+          dirty.append(DirtyReaction(reaction: reaction, stamp: stamp))
+        }
       } else {
-        dirty.append(contentsOf: record.reactions)
+        for reaction in record.reactions { dirty.append(DirtyReaction(reaction: reaction, stamp: stamp)) }
       }
     }
     changes.removeAll(keepingCapacity: true)
@@ -147,7 +162,8 @@ internal final class TransactionContext {
   ///
   /// Within a round reactions run in creation order. A reaction dirtied during the round runs in
   /// the same round if it comes later in that order and has not run yet; otherwise it waits for
-  /// the next round. A reaction already waiting is never queued twice.
+  /// the next round. A reaction already waiting is never queued twice, and a reaction that ran
+  /// after the last change that dirtied it (because its parent ran it, say) is skipped.
   private func flush() {
     var pending = takeDirtyReactions()
     guard !pending.isEmpty else { return }
@@ -157,7 +173,7 @@ internal final class TransactionContext {
     while !pending.isEmpty {
       rounds += 1
       if rounds > Reaction.maximumFlushRounds {
-        Reaction.report(.runawayFlush(rounds: Reaction.maximumFlushRounds, reactions: pending))
+        Reaction.report(.runawayFlush(rounds: Reaction.maximumFlushRounds, reactions: pending.map(\.reaction)))
         break
       }
       pending = runRound(pending)
@@ -165,33 +181,96 @@ internal final class TransactionContext {
   }
 
   /// Runs one round and returns the reactions for the next.
-  private func runRound(_ dirty: [ReactionCore]) -> [ReactionCore] {
-    var queue: [ReactionCore] = []
-    var queued = Set<ObjectIdentifier>()
-    for reaction in dirty where queued.insert(ObjectIdentifier(reaction)).inserted {
-      queue.append(reaction)
-    }
-    queue.sort { $0.sequence < $1.sequence }
-    var next: [ReactionCore] = []
-    var nextIDs = Set<ObjectIdentifier>()
-    var position = 0
-    while position < queue.count {
-      let reaction = queue[position]
-      position += 1
-      reaction.runIfNeeded(in: self)
+  private func runRound(_ dirty: [DirtyReaction]) -> [DirtyReaction] {
+    var queue = ReactionQueue()
+    for entry in dirty { queue.insert(entry) }
+    var next = ReactionQueue()
+    while let entry = queue.popFirst() {
+      let current = entry.reaction
+      guard current.lastRunStamp < entry.stamp else { continue }  // already saw the change
+      current.runIfNeeded(in: self)
       for dirtied in takeDirtyReactions() {
-        let id = ObjectIdentifier(dirtied)
-        if dirtied.sequence > reaction.sequence && !queued.contains(id) {
-          queued.insert(id)
-          let slot = queue[position...].firstIndex { $0.sequence > dirtied.sequence } ?? queue.endIndex
-          queue.insert(dirtied, at: slot)
-        } else if nextIDs.insert(id).inserted {
-          next.append(dirtied)
+        if queue.contains(dirtied.reaction) || dirtied.reaction.sequence > current.sequence {
+          queue.insert(dirtied)  // still to run this round: it will see the write
+        } else {
+          next.insert(dirtied)
         }
       }
     }
-    return next
+    return next.drain()
   }
+}
+
+/// A reaction to re-run, with the stamp of the latest change that made it dirty.
+internal struct DirtyReaction {
+  let reaction: ReactionCore
+  var stamp: UInt64
+}
+
+/// Dirty reactions of one round in creation order, each at most once (merging stamps): a binary
+/// min-heap on `sequence` with an index of queued reactions.
+internal struct ReactionQueue {
+  private var heap: [ReactionCore] = []
+  private var stamps: [ObjectIdentifier: UInt64] = [:]
+
+  func contains(_ reaction: ReactionCore) -> Bool { stamps[ObjectIdentifier(reaction)] != nil }
+
+  mutating func insert(_ entry: DirtyReaction) {
+    let id = ObjectIdentifier(entry.reaction)
+    if let stamp = stamps[id] {
+      stamps[id] = max(stamp, entry.stamp)
+      return
+    }
+    stamps[id] = entry.stamp
+    heap.append(entry.reaction)
+    var child = heap.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard heap[child].sequence < heap[parent].sequence else { break }
+      heap.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  mutating func popFirst() -> DirtyReaction? {
+    guard !heap.isEmpty else { return nil }
+    heap.swapAt(0, heap.count - 1)
+    let reaction = heap.removeLast()
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      let right = left + 1
+      var smallest = parent
+      if left < heap.count && heap[left].sequence < heap[smallest].sequence { smallest = left }
+      if right < heap.count && heap[right].sequence < heap[smallest].sequence { smallest = right }
+      guard smallest != parent else { break }
+      heap.swapAt(parent, smallest)
+      parent = smallest
+    }
+    let stamp = stamps.removeValue(forKey: ObjectIdentifier(reaction)) ?? 0
+    return DirtyReaction(reaction: reaction, stamp: stamp)
+  }
+
+  /// Every entry, in creation order.
+  mutating func drain() -> [DirtyReaction] {
+    var entries: [DirtyReaction] = []
+    while let entry = popFirst() { entries.append(entry) }
+    return entries
+  }
+}
+
+/// Opens a transaction for the duration of an in-place mutation of a tracked field, so reactions
+/// dirtied by writes nested inside it run only after it completes, when the field is no longer
+/// under modification.
+@usableFromInline
+internal func _beginInPlaceMutation() {
+  TransactionContext.current.begin()
+}
+
+/// Closes the transaction of `_beginInPlaceMutation()`, re-running reactions if it was outermost.
+@usableFromInline
+internal func _endInPlaceMutation() {
+  TransactionContext.current.end()
 }
 
 private func releaseContext(_ context: UnsafeMutableRawPointer) {
