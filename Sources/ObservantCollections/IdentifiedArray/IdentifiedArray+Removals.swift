@@ -20,9 +20,9 @@ extension IdentifiedArray {
   @discardableResult
   public mutating func remove(at index: Int) -> Element {
     precondition(index >= 0 && index < count, "IdentifiedArray index \(index) is out of bounds 0..<\(count)")
-    _ = _ids._removeExisting(at: index, bucket: nil)
+    let removedID = _ids._removeExisting(at: index, bucket: nil)
     let removed = _elements.remove(at: index)
-    _structureDidChange()
+    _structureDidChange(removed: [removedID])
     return removed
   }
 
@@ -33,9 +33,10 @@ extension IdentifiedArray {
   @inlinable
   public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
     guard !isEmpty else { return }
+    let removedIDs = _journal == nil ? [] : _ids.elements
     _ids.removeAll(keepingCapacity: keepCapacity)
     _elements.removeAll(keepingCapacity: keepCapacity)
-    _structureDidChange()
+    _structureDidChange(removed: removedIDs)
   }
 
   /// Removes the elements that satisfy `shouldBeRemoved`, keeping the order of the rest.
@@ -78,9 +79,9 @@ extension IdentifiedArray {
   @inlinable
   @discardableResult
   internal mutating func _removeExisting(at offset: Int, probe: _HashIndex.Probe) -> Element {
-    _ = _ids._removeExisting(at: offset, bucket: _ids._index.isEnabled ? probe.bucket : nil)
+    let removedID = _ids._removeExisting(at: offset, bucket: _ids._index.isEnabled ? probe.bucket : nil)
     let removed = _elements.remove(at: offset)
-    _structureDidChange()
+    _structureDidChange(removed: [removedID])
     return removed
   }
 
@@ -88,8 +89,9 @@ extension IdentifiedArray {
   @inlinable
   internal mutating func _removeSubranges(_ ranges: RangeSet<Int>) {
     guard !ranges.isEmpty else { return }
+    let removedIDs = _journal == nil ? [] : ranges.ranges.flatMap { _ids[$0] }
     _elements.removeSubranges(ranges)
     _ids._removeSubranges(ranges)
-    _structureDidChange()
+    _structureDidChange(removed: removedIDs)
   }
 }

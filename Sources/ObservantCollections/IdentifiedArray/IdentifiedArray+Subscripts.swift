@@ -193,7 +193,7 @@ extension IdentifiedArray {
         _elements.remove(at: offset)
       }
       _ = _ids._removeExisting(at: offset, bucket: _ids._index.isEnabled ? probe.bucket : nil)
-      _structureDidChange()
+      _structureDidChange(removed: [id])
     }
   }
 }

@@ -57,13 +57,19 @@ extension IdentifiedArray {
 // MARK: - Recording changes
 
 extension IdentifiedArray {
-  /// Records a structural change. Every structural mutation goes through this one funnel, so a
-  /// journal of structural changes can later be added here and nowhere else.
+  /// Records a structural change: every structural mutation goes through this one funnel, which
+  /// refreshes the stamps and, when structural changes are recorded, tells the journal which ids
+  /// were removed or replaced (evaluated only then).
   @inlinable
-  internal mutating func _structureDidChange() {
+  internal mutating func _structureDidChange(
+    removed: @autoclosure () -> [ID] = [],
+    replaced: @autoclosure () -> [ID] = []
+  ) {
+    let oldVersion = _structuralVersion
     let stamp = _VersionStamp.next()
     _version = stamp
     _structuralVersion = stamp
+    _journal(from: oldVersion, removed: removed(), replaced: replaced())
   }
 
   /// Records a change of element content that keeps the structure.
@@ -80,7 +86,8 @@ extension IdentifiedArray {
     if let oldIdentity, oldIdentity == _instanceIdentity(at: offset) {
       _contentDidChange()
     } else {
-      _structureDidChange()
+      let replacedID = _journal == nil ? [] : [_id(at: offset)]
+      _structureDidChange(replaced: replacedID)
     }
   }
 

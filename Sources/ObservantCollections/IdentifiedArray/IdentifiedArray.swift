@@ -56,6 +56,10 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   @usableFromInline
   internal var _structuralVersion: UInt64
 
+  /// The record of structural changes, once ``recordStructuralChanges()`` started it.
+  @usableFromInline
+  internal var _journal: _StructuralJournal<ID>?
+
   /// Creates an array from parallel ids and elements, which must agree.
   @inlinable
   internal init(
@@ -67,6 +71,7 @@ public struct IdentifiedArray<ID: Hashable, Element> {
     let stamp = elements.isEmpty ? _VersionStamp.empty : _VersionStamp.next()
     _version = stamp
     _structuralVersion = stamp
+    _journal = nil
   }
 }
 
