@@ -74,10 +74,12 @@ public final class TrackingRegistrar: Sendable {
 
   /// Records a read of `keyPath` in the tracking scope active on this thread, if any.
   ///
+  /// - Parameter name: the field's name in access logs (key paths to computed properties carry
+  ///   none); by default derived from the key path.
   /// - Complexity: O(1) when no scope is active (one thread-local load).
   @inlinable
-  public func access<Root, Value>(keyPath: KeyPath<Root, Value>) {
-    _recordAccess(self, FieldKey(keyPath), .keyPath)
+  public func access<Root, Value>(keyPath: KeyPath<Root, Value>, name: StaticString? = nil) {
+    _recordAccess(self, FieldKey(keyPath), name.map(FieldLabel.name) ?? .keyPath)
   }
 
   // MARK: Writes

@@ -1,0 +1,68 @@
+import Observant
+
+/// A lazy, random-access collection of per-element stores, returned by
+/// `Store.scope(state:action:)` for an identified array.
+///
+/// It is a snapshot of the ids at the moment it was made: indices stay valid while a view uses
+/// it, and element stores are created only when accessed (showing the first 3 rows of 10 creates
+/// 3 stores). Stores are `Identifiable`, so a keyed `ForEach` can use them directly.
+///
+/// Accessing a position whose row has since been removed does not crash: it returns that row's
+/// store, invalid, showing the row as it was in the snapshot. Positions outside the snapshot are
+/// out of bounds, as for any collection; `store(at:)` returns `nil` for them instead.
+public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: RandomAccessCollection {
+  private let elements: IdentifiedArray<ID, ElementState>
+  private let storeFor: (ID, ElementState) -> Store<ElementState, ElementAction>
+
+  internal init(
+    elements: IdentifiedArray<ID, ElementState>,
+    storeFor: @escaping (ID, ElementState) -> Store<ElementState, ElementAction>
+  ) {
+    self.elements = elements
+    self.storeFor = storeFor
+  }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { elements.count }
+
+  /// The ids of the snapshot, in order.
+  public var ids: OrderedSet<ID> { elements.ids }
+
+  /// The store of the element at `position` (created on first access, then cached by id).
+  ///
+  /// - Precondition: `position` is within the snapshot (`indices`); use `store(at:)` otherwise.
+  /// - Complexity: O(1).
+  public subscript(position: Int) -> Store<ElementState, ElementAction> {
+    guard let store = store(at: position) else {
+      preconditionFailure(
+        "StoreCollection index \(position) is out of bounds 0..<\(count) (the snapshot's size); use store(at:) for a checked access")
+    }
+    return store
+  }
+
+  /// The store of the element at `position`, or `nil` outside the snapshot.
+  public func store(at position: Int) -> Store<ElementState, ElementAction>? {
+    guard position >= 0 && position < elements.count else { return nil }
+    // Stores live on the main actor; a collection of them is used there (a ForEach, a data source).
+    let access = UncheckedAccess(storeFor: storeFor, id: elements.ids[position], element: elements[position])
+    return MainActor.assumeIsolated { UncheckedStore(store: access.storeFor(access.id, access.element)) }.store
+  }
+
+  /// The store of the element with `id`, or `nil` if the snapshot has no such element.
+  public func store(id: ID) -> Store<ElementState, ElementAction>? {
+    guard let position = elements.index(id: id) else { return nil }
+    return store(at: position)
+  }
+}
+
+/// Carries a main-actor-only access across `MainActor.assumeIsolated`, which checks at run time
+/// that the caller is on the main actor.
+private struct UncheckedAccess<ID, ElementState, ElementAction>: @unchecked Sendable {
+  let storeFor: (ID, ElementState) -> Store<ElementState, ElementAction>
+  let id: ID
+  let element: ElementState
+}
+
+private struct UncheckedStore<ElementState, ElementAction>: @unchecked Sendable {
+  let store: Store<ElementState, ElementAction>
+}

@@ -1,0 +1,113 @@
+import Observant
+import ObservantStore
+
+// Small features written the way an app would: ObservableState with the two-line accessors, an
+// action enum, a reducer.
+
+enum CounterFeature {
+  struct State: ObservableState, Equatable {
+    let stateRegistrar = StateRegistrar()
+    private var _count = 0
+    var count: Int {
+      get { read(\.count, _count) }
+      set { write(\.count, &_count, newValue) }
+    }
+    init(count: Int = 0) { _count = count }
+  }
+
+  enum Action: Equatable, Sendable {
+    case increment
+    case decrement
+    case reset
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .increment: state.count += 1
+    case .decrement: state.count -= 1
+    case .reset: state = State()
+    }
+    return .none
+  }
+}
+
+enum RowFeature {
+  struct State: ObservableState, Identifiable, Equatable {
+    let stateRegistrar = StateRegistrar()
+    let id: Int
+    private var _count = 0
+    var count: Int {
+      get { read(\.count, _count) }
+      set { write(\.count, &_count, newValue) }
+    }
+    private var _child: CounterFeature.State? = nil
+    var child: CounterFeature.State? {
+      get { read(\.child, _child) }
+      set { write(\.child, &_child, newValue) }
+      _modify { yield &self[tracking: \.child, storage: \._child] }
+    }
+    init(id: Int, count: Int = 0) {
+      self.id = id
+      _count = count
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    case increment
+    case showChild
+    case child(CounterFeature.Action)
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .increment:
+      state.count += 1
+    case .showChild:
+      state.child = CounterFeature.State()
+    case .child(let action):
+      guard state.child != nil else { return .none }
+      return CounterFeature.reduce(&state.child!, action).map(Action.child)
+    }
+    return .none
+  }
+}
+
+enum ListFeature {
+  struct State: ObservableState {
+    let stateRegistrar = StateRegistrar()
+    private var _rows: IdentifiedArrayOf<RowFeature.State> = []
+    var rows: IdentifiedArrayOf<RowFeature.State> {
+      get { read(\.rows, _rows) }
+      set { write(\.rows, &_rows, newValue) }
+      _modify { yield &self[tracking: \.rows, storage: \._rows] }
+    }
+    init(rows: some Sequence<Int> = []) {
+      _rows = IdentifiedArray(uniqueElements: rows.map { RowFeature.State(id: $0) })
+    }
+  }
+
+  enum Action: Equatable, Sendable {
+    case add(Int)
+    case remove(Int)
+    case move(from: Int, to: Int)
+    case replace(Int)
+    case removeAll
+    case reset
+    case row(id: Int, action: RowFeature.Action)
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .add(let id): state.rows.append(RowFeature.State(id: id))
+    case .remove(let id): state.rows.remove(id: id)
+    case .move(let from, let to): state.rows.move(from: from, to: to)
+    case .replace(let id): state.rows[id: id] = RowFeature.State(id: id, count: 100)
+    case .removeAll: state.rows.removeAll()
+    case .reset: state = State()
+    case .row(let id, let action):
+      guard state.rows[id: id] != nil else { return .none }
+      return RowFeature.reduce(&state.rows[id: id]!, action).map { ListFeature.Action.row(id: id, action: $0) }
+    }
+    return .none
+  }
+}
