@@ -111,3 +111,111 @@ enum ListFeature {
     return .none
   }
 }
+
+enum SiblingsFeature {
+  struct State: ObservableState {
+    let stateRegistrar = StateRegistrar()
+    private var _first = CounterFeature.State()
+    var first: CounterFeature.State {
+      get { read(\.first, _first) }
+      set { write(\.first, &_first, newValue) }
+      _modify { yield &self[tracking: \.first, storage: \._first] }
+    }
+    private var _second = CounterFeature.State()
+    var second: CounterFeature.State {
+      get { read(\.second, _second) }
+      set { write(\.second, &_second, newValue) }
+      _modify { yield &self[tracking: \.second, storage: \._second] }
+    }
+    init() {}
+  }
+
+  enum Action: Equatable, Sendable {
+    case first(CounterFeature.Action)
+    case second(CounterFeature.Action)
+    case resetBoth
+    case swap
+    case replaceAll
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .first(let action): return CounterFeature.reduce(&state.first, action).map(Action.first)
+    case .second(let action): return CounterFeature.reduce(&state.second, action).map(Action.second)
+    case .resetBoth:
+      state.first = CounterFeature.State()
+      state.second = CounterFeature.State()
+    case .swap:
+      let first = state.first
+      state.first = state.second
+      state.second = first
+    case .replaceAll:
+      state = State()
+    }
+    return .none
+  }
+}
+
+enum DestinationFeature {
+  /// Enum state: identity by case, then by the payload's identity.
+  enum Destination: IdentityComparable {
+    case detail(CounterFeature.State)
+    case edit(CounterFeature.State)
+
+    static func isIdentityEqual(_ lhs: Self, _ rhs: Self) -> Bool {
+      switch (lhs, rhs) {
+      case let (.detail(lhs), .detail(rhs)), let (.edit(lhs), .edit(rhs)): Observant.isIdentityEqual(lhs, rhs)
+      default: false
+      }
+    }
+
+    /// The payload of `.detail`, or `nil`: what a store scopes through.
+    var detail: CounterFeature.State? {
+      if case .detail(let state) = self { state } else { nil }
+    }
+    var edit: CounterFeature.State? {
+      if case .edit(let state) = self { state } else { nil }
+    }
+  }
+
+  struct State: ObservableState {
+    let stateRegistrar = StateRegistrar()
+    private var _destination: Destination? = nil
+    var destination: Destination? {
+      get { read(\.destination, _destination) }
+      set { write(\.destination, &_destination, newValue) }
+    }
+    init() {}
+  }
+
+  enum Action: Equatable, Sendable {
+    case showDetail
+    case moveToEdit
+    case dismiss
+    case detail(CounterFeature.Action)
+    case edit(CounterFeature.Action)
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .showDetail:
+      state.destination = .detail(CounterFeature.State())
+    case .moveToEdit:
+      // The same payload (same identity) under another case.
+      if case .detail(let payload) = state.destination { state.destination = .edit(payload) }
+    case .dismiss:
+      state.destination = nil
+    case .detail(let action):
+      guard case .detail(var payload) = state.destination else { return .none }
+      let effect = CounterFeature.reduce(&payload, action)
+      state.destination = .detail(payload)
+      return effect.map(Action.detail)
+    case .edit(let action):
+      guard case .edit(var payload) = state.destination else { return .none }
+      let effect = CounterFeature.reduce(&payload, action)
+      state.destination = .edit(payload)
+      return effect.map(Action.edit)
+    }
+    return .none
+  }
+}
