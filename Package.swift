@@ -10,6 +10,7 @@ let package = Package(
   products: [
     .library(name: "Observant", targets: ["Observant"]),
     .library(name: "ObservantCollections", targets: ["ObservantCollections"]),
+    .library(name: "ObservantHarness", targets: ["ObservantHarness"]),
     .library(name: "ObservantStore", targets: ["ObservantStore"]),
     .executable(name: "observant-bench", targets: ["ObservantBenchmarks"]),
   ],
@@ -18,6 +19,7 @@ let package = Package(
     // Thread-local slots the tracking hot path reads with a single TLS load (no pthread call).
     .target(name: "_ObservantShims"),
     .target(name: "Observant", dependencies: ["ObservantCollections", "_ObservantShims"]),
+    .target(name: "ObservantHarness", dependencies: ["Observant"]),
     .target(name: "ObservantStore", dependencies: ["Observant"]),
     // Compares with Apple's Observation module, which ships with the toolchain (not a package).
     .executableTarget(
@@ -29,7 +31,8 @@ let package = Package(
     .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections"]),
-    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "Observant"]),
+    .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
+    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant"]),
   ],
   swiftLanguageModes: [.v6]
 )

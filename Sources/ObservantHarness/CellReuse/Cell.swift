@@ -1,0 +1,63 @@
+import Observant
+
+/// A reusable cell of a `CellPool`, bound to one row at a time.
+///
+/// Its `content` is the result of the latest render of the row it is bound to; `renderCount`
+/// and `history` span every binding, so a test can tell that a reused cell shows the new row and
+/// that the old row never reached it:
+///
+/// ```swift
+/// cell.history       // ["Row 2: 0", "Row 4: 0", "Row 4: 1"]
+/// ```
+public final class Cell: CustomStringConvertible {
+  /// The cell's number in its pool: 0, 1, 2... in the order the pool made them.
+  public let number: Int
+  /// The id of the row the cell is bound to, or `nil` while it waits in the free list.
+  public private(set) var boundID: AnyHashable?
+  /// The result of the latest render ("" before the first).
+  public private(set) var content = ""
+  /// Renders since the cell was made, across bindings.
+  public private(set) var renderCount = 0
+  /// Every content the cell rendered, in order, across bindings.
+  public private(set) var history: [String] = []
+
+  internal let poolIdentity: ObjectIdentifier
+  private let poolName: String
+  private var reaction: Reaction?
+
+  internal init(number: Int, poolName: String, poolIdentity: ObjectIdentifier) {
+    self.number = number
+    self.poolName = poolName
+    self.poolIdentity = poolIdentity
+  }
+
+  /// Whether the cell is bound to a row (not in the free list).
+  public var isBound: Bool { boundID != nil }
+
+  /// `"Cell#1 [4]: Row 4: 1 (3 renders)"`, with `free` instead of the id while unbound.
+  public var description: String {
+    let binding = boundID.map { "[\(String(describing: $0.base))]" } ?? "free"
+    return "\(poolName)#\(number) \(binding): \(content) (\(renderCount) renders)"
+  }
+
+  internal func bind(to id: AnyHashable, render: @escaping () -> String) {
+    precondition(!isBound, "\(poolName)#\(number) is already bound; enqueue it before binding it again")
+    boundID = id
+    // Not owned by a reaction that may be running now (a simulated table's body, say): the cell
+    // observes until it is enqueued, whoever dequeued it.
+    reaction = Reaction("\(poolName)#\(number)[\(String(describing: id.base))]", ownedByParent: false) {
+      [unowned self] in
+      let rendered = render()
+      self.content = rendered
+      self.renderCount += 1
+      self.history.append(rendered)
+    }
+  }
+
+  /// Stops observing for good: the render never runs again.
+  internal func unbind() {
+    reaction?.cancel()
+    reaction = nil
+    boundID = nil
+  }
+}

@@ -1,0 +1,172 @@
+import Observant
+
+/// One node of a render tree: a body run inside its own `Reaction`, the text its latest run
+/// emitted, and the children its latest run declared.
+///
+/// The tree owns the nodes (a parent holds its children) and manages their reactions' lifetimes:
+/// reactions are created with `ownedByParent: false`, and disposal cancels them.
+internal final class RenderNode {
+  private(set) var name: String
+  let key: ChildKey
+  /// Creation order in the tree; decides which of several same-named nodes answers by name.
+  let creationOrder: Int
+  unowned let tree: RenderTree
+
+  /// The closure the next run calls: the latest one the parent declared.
+  private var body: (RenderContext) -> Void
+  /// The input the parent passed last, or `nil` if it passes none.
+  private var input: (any RenderInput)?
+  private var reaction: Reaction?
+  private(set) var output: String?
+  private(set) var runCount = 0
+  private(set) var isDisposed = false
+
+  /// Children in declaration order, and the same nodes by key.
+  private var children: [RenderNode] = []
+  private var childrenByKey: [ChildKey: RenderNode] = [:]
+  /// The run of the parent that last declared this node (its `runCount` then): tells kept
+  /// children from disposed ones, and a repeated key from a first declaration, without a set.
+  private var declaringRun = 0
+
+  init(
+    name: String, key: ChildKey, input: (any RenderInput)?,
+    body: @escaping (RenderContext) -> Void, tree: RenderTree
+  ) {
+    self.name = name
+    self.key = key
+    self.input = input
+    self.body = body
+    self.tree = tree
+    self.creationOrder = tree.nextCreationOrder()
+  }
+
+  /// Creates the node's reaction, which runs the body now.
+  func start() {
+    reaction = Reaction(name, ownedByParent: false) { [unowned self] in self.run() }
+  }
+
+  /// Cancels this node's reaction and its subtree's; none of them runs again.
+  ///
+  /// - Parameter unindexing: remove the names from the tree's index (not needed when the whole
+  ///   tree goes, and not allowed while the tree deinitializes).
+  func dispose(unindexing: Bool) {
+    guard !isDisposed else { return }
+    isDisposed = true
+    reaction?.cancel()
+    if unindexing { tree.names.remove(self) }
+    for child in children { child.dispose(unindexing: unindexing) }
+    children = []
+    childrenByKey = [:]
+  }
+
+  /// Appends this node's name, then its subtree's, depth-first in declaration order.
+  func appendSubtreeNames(to names: inout [String]) {
+    names.append(name)
+    for child in children { child.appendSubtreeNames(to: &names) }
+  }
+
+  /// Called by the node's context while the body runs.
+  func emit(_ text: String) {
+    output = text
+  }
+
+  // MARK: Running
+
+  /// One run: the body inside the reaction's tracking scope, then reconciliation of the children
+  /// it declared, outside it.
+  private func run() {
+    runCount += 1
+    tree.bodyWillRun(name)
+    defer { tree.bodyDidRun() }
+    output = nil
+    let context = RenderContext(node: self)
+    body(context)
+    let declarations = context.close()
+    // A body that tore the tree down (or disposed this node some other way) declares nothing.
+    guard !isDisposed else { return }
+    // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
+    // become this node's dependencies. Children track their own reads in their own reactions.
+    withoutTracking { reconcile(with: declarations) }
+  }
+
+  /// Keeps children whose keys were declared again (invalidating those whose input changed),
+  /// disposes the others, and creates children for new keys, in declaration order.
+  ///
+  /// - Complexity: O(*d* + *c*) with hashing, for *d* declarations and *c* previous children;
+  ///   a leaf that declares nothing costs nothing.
+  private func reconcile(with declarations: [ChildDeclaration]) {
+    guard !declarations.isEmpty || !children.isEmpty else { return }
+    let thisRun = runCount
+    var declared: [RenderNode] = []
+    declared.reserveCapacity(declarations.count)
+    var created: [RenderNode] = []
+    var changed: [RenderNode] = []
+    var keptCount = 0
+    // Grow the table once, not by doubling while 100,000 rows are declared.
+    childrenByKey.reserveCapacity(declarations.count)
+
+    for declaration in declarations {
+      if let child = childrenByKey[declaration.key] {
+        guard child.declaringRun != thisRun else {
+          tree.report(.duplicateKey(declaration.key.base, name: declaration.name, first: child.name, parent: name))
+          continue
+        }
+        // A child created earlier in this loop carries this run too, so a repeated key is caught
+        // above whether the first declaration was new or kept.
+        child.declaringRun = thisRun
+        keptCount += 1
+        if child.update(from: declaration) { changed.append(child) }
+        declared.append(child)
+      } else {
+        let child = RenderNode(
+          name: declaration.name, key: declaration.key, input: declaration.input,
+          body: declaration.body, tree: tree)
+        child.declaringRun = thisRun
+        childrenByKey[declaration.key] = child
+        created.append(child)
+        declared.append(child)
+      }
+    }
+
+    // Dispose first, so that nothing below can run a node that is going away.
+    if keptCount < children.count {
+      for child in children where child.declaringRun != thisRun {
+        childrenByKey[child.key] = nil
+        child.dispose(unindexing: true)
+      }
+    }
+    children = declared
+    // New children run now, right after this body, in declaration order.
+    for child in created {
+      guard !isDisposed else { return }  // a child's body tore the tree down
+      tree.names.insert(child)
+      child.start()
+    }
+    // Kept children with a changed input run later in this flush, in creation order; one that
+    // is dirty anyway runs once.
+    for child in changed where !child.isDisposed {
+      child.reaction?.invalidate()
+    }
+  }
+
+  /// Takes a repeated declaration's body, name and input; answers whether the input changed.
+  private func update(from declaration: ChildDeclaration) -> Bool {
+    body = declaration.body
+    if declaration.name != name {
+      tree.names.rename(self, to: declaration.name)
+      name = declaration.name
+    }
+    guard let newInput = declaration.input else { return false }  // no input: never re-run by the parent
+    defer { input = newInput }
+    guard let input else { return true }  // the parent started passing one
+    return !newInput.isUnchanged(from: input)
+  }
+}
+
+/// What a body declared about one child, reconciled after the body returns.
+internal struct ChildDeclaration {
+  let name: String
+  let key: ChildKey
+  let input: (any RenderInput)?
+  let body: (RenderContext) -> Void
+}

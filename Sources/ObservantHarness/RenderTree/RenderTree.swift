@@ -1,0 +1,206 @@
+import Observant
+
+/// A simulated UI: a tree of nodes whose bodies run inside Observant reactions, with a log of
+/// which bodies ran at every step.
+///
+/// Each node's body runs inside its own `Reaction`, so it re-runs exactly when something it read
+/// changed, or when its parent passed it a changed input. Children are keyed by identity, like a
+/// SwiftUI `ForEach`: when a parent re-runs, children whose keys it declares again are kept (and
+/// not re-run unless their input changed), new keys create children, and keys no longer declared
+/// dispose their subtrees.
+///
+/// ```swift
+/// let tree = RenderTree("List") { list in
+///   list.forEach(model.state.rows, name: { "Row[\($0.id)]" }) { row, context in
+///     context.text("\(model.row(row.id)?.count ?? 0)")
+///   }
+/// }
+/// let step = tree.step { model.state.rows[id: 7]?.count += 1 }
+/// print(step)   // Row[7].body x1
+/// ```
+///
+/// A tree is single-threaded: create it, step it and query it on one thread (the main actor, or
+/// the thread a test runs on). Call `step` outside any `transaction { }` and outside bodies:
+/// bodies re-run when the outermost transaction ends.
+///
+/// - Complexity: Building a tree runs every body once. A step costs what its bodies cost, plus
+///   reconciliation, O(*n*) with hashing in the children of each parent that re-ran; nodes that
+///   did not run cost nothing.
+public final class RenderTree {
+  private var root: RenderNode?
+  /// Live nodes by name, for `output(of:)` and `runCount(of:)` without walking the tree.
+  internal var names = NodeNameIndex()
+  private var finishedSteps: [RenderStep] = []
+  /// The step collecting runs now: an explicit `step`, "initial", or runs between steps.
+  private var openStep: OpenStep?
+  private var isStepping = false
+  /// Bodies running on the stack right now (a body's children run inside its run).
+  private var runningBodies = 0
+  private var createdNodes = 0
+
+  /// Everything that went wrong while building and stepping this tree, oldest first.
+  public private(set) var diagnostics: [RenderDiagnostic] = []
+
+  /// The name of the log entry that collects bodies run outside any `step` (by a write made
+  /// between steps, say).
+  public static let betweenStepsName = "(between steps)"
+
+  /// Builds the tree: runs the root body, and the bodies of the children it declares, now. The
+  /// log records these runs as the step "initial".
+  ///
+  /// ```swift
+  /// let tree = RenderTree("Screen") { screen in
+  ///   screen.child("Header") { header in header.text(model.title) }
+  /// }
+  /// tree.log.description   // "initial: Screen.body x1, Header.body x1"
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - rootName: the root node's name in the log.
+  ///   - body: the root body; it runs whenever something it read changes.
+  public init(_ rootName: String = "Root", body: @escaping (RenderContext) -> Void) {
+    openStep = OpenStep(name: "initial")
+    let root = RenderNode(
+      name: rootName, key: ChildKey(rootName), input: nil, body: body, tree: self)
+    self.root = root
+    names.insert(root)
+    root.start()
+    closeStep()
+  }
+
+  deinit {
+    tearDown()
+  }
+
+  /// Runs `mutation` as one transaction and returns which bodies ran because of it, in the order
+  /// they ran. The step is also appended to `log`, even if `mutation` throws.
+  ///
+  /// ```swift
+  /// let step = tree.step("append") { model.state.rows.append(Row(id: 8)) }
+  /// step.runs   // ["List", "Row[8]"]
+  /// ```
+  ///
+  /// Steps do not nest, and a body must not call `step`: both are programming errors.
+  ///
+  /// - Complexity: The bodies that re-run, plus reconciliation in the parents among them.
+  @discardableResult
+  public func step(_ name: String = "step", _ mutation: () throws -> Void) rethrows -> RenderStep {
+    precondition(!isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
+    precondition(runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    closeStep()
+    openStep = OpenStep(name: name)
+    isStepping = true
+    defer { isStepping = false }
+    do {
+      try transaction(mutation)
+    } catch {
+      closeStep()
+      throw error
+    }
+    return closeStep() ?? RenderStep(name: name, runs: [])
+  }
+
+  /// Every step so far, starting with "initial". Bodies run outside `step` (by a write made
+  /// between steps) appear as a step named `RenderTree.betweenStepsName`.
+  public var log: RenderLog {
+    guard let openStep else { return RenderLog(steps: finishedSteps) }
+    return RenderLog(steps: finishedSteps + [openStep.snapshot])
+  }
+
+  /// The names of the live nodes, depth-first in declaration order (a parent, then its children).
+  ///
+  /// - Complexity: O(*n*) in the live nodes, computed on each call.
+  public var liveNodeNames: [String] {
+    var result: [String] = []
+    root?.appendSubtreeNames(to: &result)
+    return result
+  }
+
+  /// The text the live node named `nodeName` emitted in its latest run (the last `text` of that
+  /// run), or `nil` if it emitted none or no such node is live. If several live nodes share the
+  /// name, the one created first answers.
+  ///
+  /// - Complexity: O(1) for a name that one live node has.
+  public func output(of nodeName: String) -> String? {
+    names.firstCreated(named: nodeName)?.output
+  }
+
+  /// How many times the body of the live node named `nodeName` has run since the node was
+  /// created; 0 if no such node is live. If several live nodes share the name, their runs add up
+  /// (as in `RenderStep.count(of:)`).
+  ///
+  /// - Complexity: O(1) for a name that one live node has.
+  public func runCount(of nodeName: String) -> Int {
+    names.totalRunCount(named: nodeName)
+  }
+
+  /// Disposes every node: their reactions are cancelled and never run again, and the tree is
+  /// left empty. Calling it again does nothing; deinitializing the tree calls it.
+  ///
+  /// - Complexity: O(*n*) in the live nodes.
+  public func tearDown() {
+    guard let root else { return }
+    self.root = nil
+    // The index is dropped whole: removing 100,000 names one by one would only cost time.
+    names = NodeNameIndex()
+    root.dispose(unindexing: false)
+  }
+
+  // MARK: Recording (called by nodes)
+
+  /// A new node's place in creation order.
+  internal func nextCreationOrder() -> Int {
+    createdNodes += 1
+    return createdNodes
+  }
+
+  /// Logs a body run as it starts.
+  internal func bodyWillRun(_ name: String) {
+    runningBodies += 1
+    if openStep == nil { openStep = OpenStep(name: Self.betweenStepsName) }
+    openStep!.runs.append(name)
+  }
+
+  internal func bodyDidRun() {
+    runningBodies -= 1
+  }
+
+  internal func report(_ diagnostic: RenderDiagnostic) {
+    diagnostics.append(diagnostic)
+    if let handler = RenderTree.diagnosticHandler {
+      handler(diagnostic)
+    } else {
+      printToStandardError(diagnostic.message)
+    }
+  }
+
+  @discardableResult
+  private func closeStep() -> RenderStep? {
+    guard let step = openStep?.snapshot else { return nil }
+    openStep = nil
+    finishedSteps.append(step)
+    return step
+  }
+}
+
+extension RenderTree {
+  /// Receives the diagnostics raised on this task (duplicate keys, say); when `nil` (the
+  /// default) they are printed to standard error. Either way every tree also keeps its own in
+  /// `diagnostics`. Tests can capture them quietly:
+  ///
+  /// ```swift
+  /// RenderTree.$diagnosticHandler.withValue({ _ in }) {
+  ///   let tree = RenderTree { ... }
+  ///   #expect(tree.diagnostics.count == 1)
+  /// }
+  /// ```
+  @TaskLocal public static var diagnosticHandler: (@Sendable (RenderDiagnostic) -> Void)?
+}
+
+/// The step being recorded.
+private struct OpenStep {
+  let name: String
+  var runs: [String] = []
+
+  var snapshot: RenderStep { RenderStep(name: name, runs: runs) }
+}
