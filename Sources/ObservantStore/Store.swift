@@ -81,6 +81,7 @@ public final class Store<State, Action>: Identifiable {
     self.examinationOrder = tree.makeOrder()
     self.path = "root"
     self.root = root
+    diagnostics.recordStoreCreated()
     self.lastValidState = initialState
     self.identity = stateIdentity(of: initialState)
     self.readState = { [unowned root] in root.state }
@@ -108,6 +109,7 @@ public final class Store<State, Action>: Identifiable {
     self.examinationOrder = tree.makeOrder()
     self.path = path
     self.root = nil
+    tree.diagnostics.recordStoreCreated()
     self.lastValidState = initialState
     self.identity = stateIdentity(of: initialState)
     self.readState = readState

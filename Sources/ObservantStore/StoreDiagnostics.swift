@@ -33,6 +33,7 @@ public final class StoreDiagnostics: Sendable {
     var diagnostics: [StoreDiagnostic] = []
     var storesExaminedInLastCommit = 0
     var commits = 0
+    var storesCreated = 0
   }
 
   private let storage = Mutex(Storage())
@@ -57,6 +58,14 @@ public final class StoreDiagnostics: Sendable {
 
   /// How many actions were committed.
   public var commits: Int { storage.withLock { $0.commits } }
+
+  /// How many stores this tree has created, the root included (element stores are created only
+  /// when a `StoreCollection` element is accessed).
+  public var storesCreated: Int { storage.withLock { $0.storesCreated } }
+
+  internal func recordStoreCreated() {
+    storage.withLock { $0.storesCreated += 1 }
+  }
 
   internal func report(_ diagnostic: StoreDiagnostic) {
     storage.withLock { $0.diagnostics.append(diagnostic) }

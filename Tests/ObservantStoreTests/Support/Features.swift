@@ -55,6 +55,7 @@ enum RowFeature {
   enum Action: Equatable, Sendable {
     case increment
     case showChild
+    case dismissChild
     case child(CounterFeature.Action)
   }
 
@@ -64,6 +65,8 @@ enum RowFeature {
       state.count += 1
     case .showChild:
       state.child = CounterFeature.State()
+    case .dismissChild:
+      state.child = nil
     case .child(let action):
       guard state.child != nil else { return .none }
       return CounterFeature.reduce(&state.child!, action).map(Action.child)
