@@ -9,7 +9,7 @@ import Darwin
 
 struct Options {
   var quick = false
-  var sections: Set<String> = ["micro"]
+  var sections: Set<String> = ["micro", "flush"]
 }
 
 func parseOptions(_ arguments: [String]) -> Options {
@@ -24,6 +24,8 @@ func parseOptions(_ arguments: [String]) -> Options {
     case "--only":
       guard let value = iterator.next() else { fail("--only needs a section name (micro)") }
       options.sections = Set(value.split(separator: ",").map(String.init))
+      let known: Set<String> = ["micro", "flush"]
+      if let unknown = options.sections.subtracting(known).first { fail("unknown section '\(unknown)' (known: micro, flush)") }
     case "--help", "-h":
       print("usage: observant-bench [--quick] [--only micro]")
       exit(0)
@@ -63,5 +65,16 @@ if options.sections.contains("micro") {
     ])
   }
   print("Micro-benchmarks (median of \(timing.repetitions), same process)\n")
+  print(table.render())
+}
+
+if options.sections.contains("flush") {
+  let results = FlushBenchmarks.run(timing, counts: [1, 100, 10_000]) { progress("flush: \($0)") }
+  var table = TextTable(header: ["live reactions", "one dirty: ns per transaction"])
+  table.rightAligned = [0, 1]
+  for result in results {
+    table.append([String(result.liveReactions), format(result.nanosecondsPerTransaction)])
+  }
+  print("\nReaction flush cost: a write that dirties one reaction, with N live (median of \(timing.repetitions))\n")
   print(table.render())
 }
