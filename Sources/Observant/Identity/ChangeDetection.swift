@@ -9,10 +9,13 @@
 /// Whether writing `new` over `old` may skip notifying observers.
 @inlinable
 internal func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
-  if let comparable = Value.self as? any IdentityComparable.Type {
+  // The cached flags spare the runtime lookups for protocols the type does not conform to; the
+  // casts below fold away in specialized code for the ones it does.
+  let flags = _TypeTraits.comparison(of: Value.self)
+  if flags & _TypeTraits.identityComparable != 0, let comparable = Value.self as? any IdentityComparable.Type {
     return _isIdentityEqual(comparable, old, new)
   }
-  if let equatable = _EquatableProbe<Value>.self as? any _EquatableProbing.Type {
+  if flags & _TypeTraits.equatable != 0, let equatable = _EquatableProbe<Value>.self as? any _EquatableProbing.Type {
     return equatable._areEqual(old, new)
   }
   if Value.self is AnyObject.Type {
@@ -25,8 +28,7 @@ internal func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
 /// be recognized and nothing is boxed for it).
 @inlinable
 internal func _isComparable<Value>(_: Value.Type) -> Bool {
-  Value.self is any IdentityComparable.Type
-    || _EquatableProbe<Value>.self is any _EquatableProbing.Type
+  _TypeTraits.comparison(of: Value.self) & (_TypeTraits.identityComparable | _TypeTraits.equatable) != 0
     || Value.self is AnyObject.Type
 }
 
@@ -64,7 +66,7 @@ internal enum _ModifyStrategy {
 
 @inlinable
 internal func _modifyStrategy<Value>(_: Value.Type) -> _ModifyStrategy {
-  if Value.self is any ObservableState.Type || Value.self is any _InPlaceIdentity.Type { return .token }
+  if _TypeTraits.modification(of: Value.self) & _TypeTraits.inPlaceIdentity != 0 { return .token }
   if _isPOD(Value.self) { return .copy }
   return .announce
 }
@@ -120,16 +122,22 @@ internal func _bitwiseEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
 /// A value kept by a transaction to recognize a field that ends the transaction where it began.
 @usableFromInline
 internal class ComparableBox: @unchecked Sendable {
+  @usableFromInline init() {}
   func isEqual(to other: ComparableBox) -> Bool { false }
 }
 
 @usableFromInline
 internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
-  let value: Value
-  @usableFromInline init(_ value: Value) { self.value = value }
+  @usableFromInline let value: Value
+  /// `_isUnchanged` as specialized where the box was made (a generic class's methods are not).
+  @usableFromInline let isUnchanged: (Value, Value) -> Bool
+  @inlinable init(_ value: Value, isUnchanged: @escaping (Value, Value) -> Bool = { _isUnchanged($0, $1) }) {
+    self.value = value
+    self.isUnchanged = isUnchanged
+  }
   override func isEqual(to other: ComparableBox) -> Bool {
     guard let other = other as? ValueBox<Value> else { return false }
-    return _isUnchanged(value, other.value)
+    return isUnchanged(value, other.value)
   }
 }
 

@@ -57,7 +57,7 @@ internal final class ChangeObserverCore: TrackingObserver, @unchecked Sendable {
 
   private let onChange: @Sendable () -> Void
   /// Touched by `track` (serialized by the owner) and, when no `track` runs, by `cancel`.
-  private var recorder: AccessRecorder!
+  @exclusivity(unchecked) private var recorder: AccessRecorder!
   private let state = Mutex(State())
 
   init(onChange: @escaping @Sendable () -> Void) {

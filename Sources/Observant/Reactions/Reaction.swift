@@ -104,7 +104,7 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
   private let body: () -> Void
   /// Dependencies; touched only by the thread that runs the body (`isRunning` serializes runs)
   /// or, when not running, under `state`'s lock.
-  private var recorder: AccessRecorder!
+  @exclusivity(unchecked) private var recorder: AccessRecorder!
   private let state = Mutex(RunState())
   private let stamp = Atomic<UInt64>(0)
   private let runs = Atomic<Int>(0)

@@ -6,31 +6,49 @@ import _ObservantShims
 internal struct ChangeRecord {
   /// Held so its identity cannot be reused by a new object before the transaction ends.
   let core: RegistrarCore
-  let key: FieldKey
+  let key: UInt
   /// Stamp of the first write; a reaction whose last run started later read an intermediate
   /// value, so it re-runs even if the field ends where it began.
   let firstWriteStamp: UInt64
   /// Stamp of the latest write; a reaction whose last run started later has seen it.
   var lastWriteStamp: UInt64
+  /// The value before the first write and after the latest, when every write could box them;
+  /// only then can the field be recognized as set back.
   var original: ComparableBox?
   var latest: ComparableBox?
-  var reactions: ContiguousArray<ReactionCore> = []
-  var reactionIDs: Set<ObjectIdentifier> = []
+  var reactions = ReactionSet()
 
   var isReverted: Bool {
     guard let original, let latest else { return false }
     return original.isEqual(to: latest)
   }
+}
 
-  mutating func add(_ reaction: ReactionCore) {
-    let id = ObjectIdentifier(reaction)
-    if reactions.count < 8 {
-      if reactions.contains(where: { $0 === reaction }) { return }
-    } else {
-      if reactionIDs.isEmpty { reactionIDs = Set(reactions.map(ObjectIdentifier.init)) }
-      guard reactionIDs.insert(id).inserted else { return }
+/// Distinct reactions, in insertion order; the common single reaction needs no allocation.
+internal struct ReactionSet {
+  private(set) var first: ReactionCore?
+  private(set) var rest: ContiguousArray<ReactionCore> = []
+  private var ids: Set<ObjectIdentifier> = []
+
+  mutating func insert(_ reaction: ReactionCore) {
+    guard let first else {
+      self.first = reaction
+      return
     }
-    reactions.append(reaction)
+    if first === reaction { return }
+    if rest.count < 32 {  // a scan of a few pointers beats hashing
+      if rest.contains(where: { $0 === reaction }) { return }
+    } else {
+      if ids.isEmpty { ids = Set([ObjectIdentifier(first)] + rest.map(ObjectIdentifier.init)) }
+      guard ids.insert(ObjectIdentifier(reaction)).inserted else { return }
+    }
+    rest.append(reaction)
+  }
+
+  func forEach(_ body: (ReactionCore) -> Void) {
+    guard let first else { return }
+    body(first)
+    rest.forEach(body)
   }
 }
 
@@ -102,16 +120,18 @@ internal final class TransactionContext {
   }
 
   /// Records a write to a field some reactions depend on.
+  ///
+  /// Values are boxed only when the field could be set back before the transaction ends: not for
+  /// a write that is its own transaction (depth 1, outside a flush), the most common case.
   func recordWrite(
     _ core: RegistrarCore,
     _ key: FieldKey,
     _ values: () -> ChangeValues?,
     _ observers: ObserverSnapshot
   ) {
-    let accessKey = AccessKey(registrar: ObjectIdentifier(core), key: key.identity)
     let stamp = ReactionCore.nextStamp()
     let position: Int
-    if let existing = changeIndex[accessKey] {
+    if let existing = changePosition(of: core, key.identity) {
       position = existing
       changes[position].lastWriteStamp = stamp
       if changes[position].original != nil {
@@ -119,22 +139,48 @@ internal final class TransactionContext {
         if changes[position].latest == nil { changes[position].original = nil }
       }
     } else {
-      let pair = values()
+      let revertible = depth > 1 || isFlushing
+      let pair = revertible ? values() : nil
       changes.append(
         ChangeRecord(
-          core: core, key: key, firstWriteStamp: stamp, lastWriteStamp: stamp,
+          core: core, key: key.identity, firstWriteStamp: stamp, lastWriteStamp: stamp,
           original: pair?.old, latest: pair?.new))
       position = changes.count - 1
-      changeIndex[accessKey] = position
+      if !changeIndex.isEmpty || changes.count > 8 {
+        if changeIndex.isEmpty {
+          for (index, record) in changes.enumerated() {
+            changeIndex[AccessKey(registrar: ObjectIdentifier(record.core), key: record.key)] = index
+          }
+        } else {
+          changeIndex[AccessKey(registrar: ObjectIdentifier(core), key: key.identity)] = position
+        }
+      }
     }
     observers.forEach { observer in
-      if let reaction = observer.reaction { changes[position].add(reaction) }
+      if let reaction = observer.reaction { changes[position].reactions.insert(reaction) }
     }
+  }
+
+  /// The record of a field written earlier in this transaction: a short scan while there are few.
+  private func changePosition(of core: RegistrarCore, _ key: UInt) -> Int? {
+    if !changeIndex.isEmpty { return changeIndex[AccessKey(registrar: ObjectIdentifier(core), key: key)] }
+    return changes.firstIndex { $0.core === core && $0.key == key }
   }
 
   /// Schedules `reaction` to re-run as if something it read had just changed.
   func invalidate(_ reaction: ReactionCore) {
     invalidated.append(DirtyReaction(reaction: reaction, stamp: ReactionCore.nextStamp()))
+  }
+
+  /// The only dirty reaction, when exactly one field with exactly one reaction was written and
+  /// nothing was invalidated; the record is consumed. `nil` (consuming nothing) otherwise.
+  private func takeSingleDirtyReaction() -> DirtyReaction? {
+    guard changes.count == 1, invalidated.isEmpty, let reaction = changes[0].reactions.first,
+      changes[0].reactions.rest.isEmpty, !changes[0].isReverted
+    else { return nil }
+    let stamp = changes[0].lastWriteStamp
+    changes.removeAll(keepingCapacity: true)
+    return DirtyReaction(reaction: reaction, stamp: stamp)
   }
 
   /// The reactions the recorded writes (and invalidations) make dirty, in no particular order,
@@ -143,18 +189,19 @@ internal final class TransactionContext {
     guard !changes.isEmpty || !invalidated.isEmpty else { return [] }
     var dirty = invalidated
     invalidated.removeAll(keepingCapacity: true)
-    for record in changes {
-      let stamp = record.lastWriteStamp
-      if record.isReverted {
-        for reaction in record.reactions where reaction.lastRunStamp > record.firstWriteStamp {
+    for index in changes.indices {
+      let stamp = changes[index].lastWriteStamp
+      let firstWriteStamp = changes[index].firstWriteStamp
+      let reverted = changes[index].isReverted
+      changes[index].reactions.forEach { reaction in
+        // A set-back field concerns only reactions that read it in between.
+        if !reverted || reaction.lastRunStamp > firstWriteStamp {
           dirty.append(DirtyReaction(reaction: reaction, stamp: stamp))
         }
-      } else {
-        for reaction in record.reactions { dirty.append(DirtyReaction(reaction: reaction, stamp: stamp)) }
       }
     }
     changes.removeAll(keepingCapacity: true)
-    changeIndex.removeAll(keepingCapacity: true)
+    if !changeIndex.isEmpty { changeIndex.removeAll(keepingCapacity: true) }
     return dirty
   }
 
@@ -165,11 +212,16 @@ internal final class TransactionContext {
   /// the next round. A reaction already waiting is never queued twice, and a reaction that ran
   /// after the last change that dirtied it (because its parent ran it, say) is skipped.
   private func flush() {
-    var pending = takeDirtyReactions()
-    guard !pending.isEmpty else { return }
+    guard !changes.isEmpty || !invalidated.isEmpty else { return }
     isFlushing = true
     defer { isFlushing = false }
     var rounds = 0
+    // The common case, one field written and one reaction reading it, needs no queue.
+    if let single = takeSingleDirtyReaction() {
+      rounds = 1
+      if single.reaction.lastRunStamp < single.stamp { single.reaction.runIfNeeded(in: self) }
+    }
+    var pending = takeDirtyReactions()
     while !pending.isEmpty {
       rounds += 1
       if rounds > Reaction.maximumFlushRounds {
@@ -182,8 +234,7 @@ internal final class TransactionContext {
 
   /// Runs one round and returns the reactions for the next.
   private func runRound(_ dirty: [DirtyReaction]) -> [DirtyReaction] {
-    var queue = ReactionQueue()
-    for entry in dirty { queue.insert(entry) }
+    var queue = ReactionQueue(dirty)
     var next = ReactionQueue()
     while let entry = queue.popFirst() {
       let current = entry.reaction
@@ -207,55 +258,64 @@ internal struct DirtyReaction {
   var stamp: UInt64
 }
 
-/// Dirty reactions of one round in creation order, each at most once (merging stamps): a binary
-/// min-heap on `sequence` with an index of queued reactions.
+/// Dirty reactions of one round in creation order, each at most once (merging stamps). Kept
+/// sorted by descending `sequence` (unique per reaction), so the next to run is the last element
+/// and membership is a binary search.
 internal struct ReactionQueue {
-  private var heap: [ReactionCore] = []
-  private var stamps: [ObjectIdentifier: UInt64] = [:]
+  private var entries: [DirtyReaction] = []
 
-  func contains(_ reaction: ReactionCore) -> Bool { stamps[ObjectIdentifier(reaction)] != nil }
+  init() {}
 
-  mutating func insert(_ entry: DirtyReaction) {
-    let id = ObjectIdentifier(entry.reaction)
-    if let stamp = stamps[id] {
-      stamps[id] = max(stamp, entry.stamp)
+  /// The queue of `dirty`, sorted once.
+  init(_ dirty: [DirtyReaction]) {
+    guard dirty.count > 1 else {
+      entries = dirty
       return
     }
-    stamps[id] = entry.stamp
-    heap.append(entry.reaction)
-    var child = heap.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard heap[child].sequence < heap[parent].sequence else { break }
-      heap.swapAt(child, parent)
-      child = parent
+    let sorted = dirty.sorted { $0.reaction.sequence > $1.reaction.sequence }
+    entries.reserveCapacity(sorted.count)
+    for entry in sorted {
+      if let last = entries.last, last.reaction === entry.reaction {
+        entries[entries.count - 1].stamp = max(last.stamp, entry.stamp)
+      } else {
+        entries.append(entry)
+      }
+    }
+  }
+
+  /// The position of `sequence`, or where it would be inserted.
+  private func search(_ sequence: UInt64) -> Int {
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].reaction.sequence > sequence { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  func contains(_ reaction: ReactionCore) -> Bool {
+    let position = search(reaction.sequence)
+    return position < entries.count && entries[position].reaction === reaction
+  }
+
+  mutating func insert(_ entry: DirtyReaction) {
+    let position = search(entry.reaction.sequence)
+    if position < entries.count && entries[position].reaction === entry.reaction {
+      entries[position].stamp = max(entries[position].stamp, entry.stamp)
+    } else {
+      entries.insert(entry, at: position)
     }
   }
 
   mutating func popFirst() -> DirtyReaction? {
-    guard !heap.isEmpty else { return nil }
-    heap.swapAt(0, heap.count - 1)
-    let reaction = heap.removeLast()
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < heap.count && heap[left].sequence < heap[smallest].sequence { smallest = left }
-      if right < heap.count && heap[right].sequence < heap[smallest].sequence { smallest = right }
-      guard smallest != parent else { break }
-      heap.swapAt(parent, smallest)
-      parent = smallest
-    }
-    let stamp = stamps.removeValue(forKey: ObjectIdentifier(reaction)) ?? 0
-    return DirtyReaction(reaction: reaction, stamp: stamp)
+    entries.popLast()
   }
 
   /// Every entry, in creation order.
   mutating func drain() -> [DirtyReaction] {
-    var entries: [DirtyReaction] = []
-    while let entry = popFirst() { entries.append(entry) }
-    return entries
+    defer { entries.removeAll() }
+    return entries.reversed()
   }
 }
 
