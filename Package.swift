@@ -24,7 +24,7 @@ let package = Package(
     // Compares with Apple's Observation module, which ships with the toolchain (not a package).
     .executableTarget(
       name: "ObservantBenchmarks",
-      dependencies: ["Observant", "_BenchmarkShims"],
+      dependencies: ["Observant", "ObservantStore", "ObservantHarness", "_BenchmarkShims"],
       path: "Benchmarks/ObservantBenchmarks"
     ),
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
@@ -32,6 +32,7 @@ let package = Package(
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
+    .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
     .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant"]),
   ],
   swiftLanguageModes: [.v6]

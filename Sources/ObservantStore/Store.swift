@@ -48,6 +48,9 @@ public final class Store<State, Action>: Identifiable {
   private var lastValidState: State
   /// The identity slot: readers record it; it notifies when the state is replaced by a new value.
   private let registrar = TrackingRegistrar()
+  /// Guards the reads made through this store: invalidated with the store, so that what was read
+  /// through it stops driving its readers (see `TrackingGuard`).
+  private let readGuard = TrackingGuard()
   private var identity: ObservableStateID?
 
   /// Cached scopes, by state key path.
@@ -130,17 +133,38 @@ public final class Store<State, Action>: Identifiable {
   ///
   /// Inside a tracking scope this records the store's identity slot; the fields read from the
   /// returned value record themselves.
+  ///
+  /// Reads made later on the returned value are the value's own. To read through the store, so
+  /// that the reads stop counting once the store is invalid, use `withState(_:)` or the dynamic
+  /// member reads (`store.count`).
   public var state: State {
     guard isValid else { return lastValidState }
-    registrar.access(keyPath: \Store.state, name: "state")
+    withTrackingGuard(readGuard) { registrar.access(keyPath: \Store.state, name: "state") }
     return currentState
   }
 
-  /// Reads a field of the state (see `state`).
+  /// Reads a field of the state through the store: inside a tracking scope it depends on that
+  /// field and on the store's identity, under the store's guard (once the store is invalid, the
+  /// read stops driving the reader). An invalid store answers from its last state and records
+  /// nothing.
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
     guard isValid else { return withoutTracking { lastValidState[keyPath: keyPath] } }
-    registrar.access(keyPath: \Store.state, name: "state")
-    return currentState[keyPath: keyPath]
+    return withTrackingGuard(readGuard) {
+      registrar.access(keyPath: \Store.state, name: "state")
+      return currentState[keyPath: keyPath]
+    }
+  }
+
+  /// Runs `body` with the current state, recording every tracked read it makes through the store
+  /// (see `subscript(dynamicMember:)`): the way to read nested fields of the state so that they
+  /// stop driving the reader once the store is invalid. An invalid store passes its last state and
+  /// records nothing.
+  public func withState<Result>(_ body: (State) throws -> Result) rethrows -> Result {
+    guard isValid else { return try withoutTracking { try body(lastValidState) } }
+    return try withTrackingGuard(readGuard) {
+      registrar.access(keyPath: \Store.state, name: "state")
+      return try body(currentState)
+    }
   }
 
   /// The current state, read without tracking the navigation from the root.
@@ -233,6 +257,7 @@ extension Store: StoreNode {
   internal func invalidate() {
     guard isValid else { return }
     isValid = false
+    readGuard.invalidate()
     slotObserver?.cancel()
     slotObserver = nil
     trackSlots = nil

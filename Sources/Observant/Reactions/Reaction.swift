@@ -227,6 +227,12 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
   }
 
   private func performRun(in context: TransactionContext) {
+    // Everything the last run read came through guards (stores) that are now invalid: nothing
+    // it depends on can matter any more. Drop the dependencies instead of running.
+    if recorder.allGuardsInvalid {
+      recorder.removeAll().uninstall(self)
+      return
+    }
     stamp.store(ReactionCore.nextStamp(), ordering: .relaxed)
     let children = state.withLock { state in
       defer { state.children = [] }

@@ -9,6 +9,9 @@ internal struct Access {
   /// The run of the owning recorder that last read this field (reactions drop dependencies a
   /// re-run no longer reads).
   var generation: UInt32
+  /// The guard the field was read under in the latest run; `nil` if it was read unguarded (or
+  /// under two different guards) at least once.
+  var guardedBy: TrackingGuard?
 }
 
 /// Hashable pair of identities: which object, which field.
@@ -34,8 +37,14 @@ internal final class AccessRecorder {
   /// object while it is the fast-path key.
   @usableFromInline @exclusivity(unchecked) internal var lastRegistrar: TrackingRegistrar?
   @usableFromInline @exclusivity(unchecked) internal var lastKey: UInt = 0
+  /// The guard the previous access was recorded under.
+  @usableFromInline @exclusivity(unchecked) internal var lastGuard: TrackingGuard?
   /// Incremented per run by reactions; plain scopes stay at generation 1.
   @exclusivity(unchecked) private(set) var generation: UInt32 = 1
+  /// The guard new reads are recorded under (see `withTrackingGuard`).
+  @usableFromInline @exclusivity(unchecked) internal var currentGuard: TrackingGuard?
+  /// How many accesses are guarded; zero lets `allGuardsInvalid` answer at once.
+  @exclusivity(unchecked) private var guardedCount = 0
   /// Called for a field read for the first time (a reaction installs itself right away, which
   /// closes the window between reading a field and observing it).
   private let onNewAccess: ((Access) -> Void)?
@@ -52,14 +61,22 @@ internal final class AccessRecorder {
   /// (inlined into the accessor).
   @inlinable @inline(__always)
   func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
-    if registrar === lastRegistrar && key.identity == lastKey { return }
+    if registrar === lastRegistrar && key.identity == lastKey && currentGuard === lastGuard { return }
     recordNew(registrar, key, label)
+  }
+
+  /// Sets the guard for the reads that follow; returns the previous one.
+  @usableFromInline
+  func swapGuard(_ new: TrackingGuard?) -> TrackingGuard? {
+    defer { currentGuard = new }
+    return currentGuard
   }
 
   @usableFromInline
   func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
     lastRegistrar = registrar
     lastKey = key.identity
+    lastGuard = currentGuard
     record(registrar.core, key, label)
   }
 
@@ -67,10 +84,19 @@ internal final class AccessRecorder {
     let coreID = ObjectIdentifier(core)
     let accessKey = AccessKey(registrar: coreID, key: key.identity)
     if let position = position(of: accessKey) {
+      let firstReadThisRun = accesses[position].generation != generation
       accesses[position].generation = generation
+      let old = accesses[position].guardedBy
+      // A field read unguarded, or under two guards, counts as unguarded.
+      let new = firstReadThisRun ? currentGuard : (old === currentGuard ? old : nil)
+      if new !== old {
+        guardedCount += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+        accesses[position].guardedBy = new
+      }
       return
     }
-    let access = Access(core: core, key: key, label: label, generation: generation)
+    let access = Access(core: core, key: key, label: label, generation: generation, guardedBy: currentGuard)
+    if currentGuard != nil { guardedCount += 1 }
     accesses.append(access)
     if !index.isEmpty {
       index[accessKey] = accesses.count - 1
@@ -112,6 +138,7 @@ internal final class AccessRecorder {
       stale.append(access)
       return true
     }
+    guardedCount -= stale.lazy.filter { $0.guardedBy != nil }.count
     rebuildIndex()
     return stale
   }
@@ -122,7 +149,15 @@ internal final class AccessRecorder {
     accesses = []
     index = [:]
     lastRegistrar = nil
+    guardedCount = 0
     return all
+  }
+
+  /// Whether every access was read under a guard that is now invalid: nothing recorded here can
+  /// still matter to the owner.
+  var allGuardsInvalid: Bool {
+    guard guardedCount > 0, guardedCount == accesses.count else { return false }
+    return accesses.allSatisfy { $0.guardedBy?.isValid == false }
   }
 
   /// Empties the recorder for reuse, keeping its storage.
@@ -131,6 +166,8 @@ internal final class AccessRecorder {
     if !index.isEmpty { index.removeAll(keepingCapacity: true) }
     lastRegistrar = nil
     generation = 1
+    currentGuard = nil
+    guardedCount = 0
   }
 
   /// Records the accesses of an inner scope here (for scopes that propagate to their outer scope).

@@ -96,6 +96,7 @@ enum ListFeature {
     case replace(Int)
     case removeAll
     case reset
+    case incrementThenRemove(Int)
     case row(id: Int, action: RowFeature.Action)
   }
 
@@ -107,6 +108,9 @@ enum ListFeature {
     case .replace(let id): state.rows[id: id] = RowFeature.State(id: id, count: 100)
     case .removeAll: state.rows.removeAll()
     case .reset: state = State()
+    case .incrementThenRemove(let id):
+      state.rows[id: id]?.count += 1
+      state.rows.remove(id: id)
     case .row(let id, let action):
       guard state.rows[id: id] != nil else { return .none }
       return RowFeature.reduce(&state.rows[id: id]!, action).map { ListFeature.Action.row(id: id, action: $0) }

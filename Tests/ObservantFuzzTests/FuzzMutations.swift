@@ -1,0 +1,194 @@
+import Observant
+
+/// A change to the node at a path, described as data so a session can be replayed and shrunk.
+enum Mutation: CustomStringConvertible {
+  case setValue(NodePath, Int)
+  case addValue(NodePath, Int)
+  case setValueAndBack(NodePath, Int)
+  case setLabel(NodePath, String)
+  case appendRow(NodePath, id: Int, value: Int)
+  case insertRowFirst(NodePath, id: Int)
+  case removeRow(NodePath, id: Int)
+  case moveRow(NodePath, from: Int, to: Int)
+  case replaceRow(NodePath, id: Int)
+  case copyMutateAssignRow(NodePath, id: Int)
+  case rowValueInPlace(NodePath, id: Int, delta: Int)
+  case clearRows(NodePath)
+  case reassignRows(NodePath)
+  case setSlot(NodePath, id: Int?)
+  case choosePlain(NodePath, Int)
+  case chooseLeft(NodePath, id: Int)
+  case swapChoiceCase(NodePath)
+  case pinnedIncrement(NodePath)
+  case pinnedReplace(NodePath)
+  case pinnedResetInPlace(NodePath)
+  case swapPinnedAndSpare(NodePath)
+  case setLeaf(NodePath, present: Bool)
+  case leafInPlace(NodePath, delta: Int)
+  case appendPlain(NodePath, id: Int)
+  case plainInPlace(NodePath, id: Int, delta: Int)
+  case renew(NodePath)
+
+  var description: String {
+    switch self {
+    case .setValue(let p, let v): "\(describe(p)).value = \(v)"
+    case .addValue(let p, let d): "\(describe(p)).value += \(d)"
+    case .setValueAndBack(let p, let v): "\(describe(p)).value = \(v), then back"
+    case .setLabel(let p, let s): "\(describe(p)).label = \"\(s)\""
+    case .appendRow(let p, let id, let v): "\(describe(p)).rows.append(Node(id: \(id), value: \(v)))"
+    case .insertRowFirst(let p, let id): "\(describe(p)).rows.insert(Node(id: \(id)), at: 0)"
+    case .removeRow(let p, let id): "\(describe(p)).rows.remove(id: \(id))"
+    case .moveRow(let p, let from, let to): "\(describe(p)).rows.move(from: \(from), to: \(to))"
+    case .replaceRow(let p, let id): "\(describe(p)).rows[id: \(id)] = Node(id: \(id)) (new identity)"
+    case .copyMutateAssignRow(let p, let id): "var row = \(describe(p)).rows[id: \(id)]!; row.value += 1; assign back"
+    case .rowValueInPlace(let p, let id, let d): "\(describe(p)).rows[id: \(id)]?.value += \(d)"
+    case .clearRows(let p): "\(describe(p)).rows.removeAll()"
+    case .reassignRows(let p): "\(describe(p)).rows = IdentifiedArray(same elements)"
+    case .setSlot(let p, let id): "\(describe(p)).slot = \(id.map { ".present(Node(id: \($0)))" } ?? ".empty")"
+    case .choosePlain(let p, let n): "\(describe(p)).choice = .plain(\(n))"
+    case .chooseLeft(let p, let id): "\(describe(p)).choice = .left(Node(id: \(id)))"
+    case .swapChoiceCase(let p): "\(describe(p)).choice: left(x) <-> right(x)"
+    case .pinnedIncrement(let p): "\(describe(p)).pinned.value += 1"
+    case .pinnedReplace(let p): "\(describe(p)).pinned = Leaf()"
+    case .pinnedResetInPlace(let p): "\(describe(p)).pinned.reset()"
+    case .swapPinnedAndSpare(let p): "swap \(describe(p)).pinned and .spare"
+    case .setLeaf(let p, let present): "\(describe(p)).leaf = \(present ? "Leaf()" : "nil")"
+    case .leafInPlace(let p, let d): "\(describe(p)).leaf?.value += \(d)"
+    case .appendPlain(let p, let id): "\(describe(p)).plains.append(Plain(id: \(id)))"
+    case .plainInPlace(let p, let id, let d): "\(describe(p)).plains[id: \(id)]?.number += \(d)"
+    case .renew(let p): "\(describe(p)).renew() (self = Node(...))"
+    }
+  }
+
+  var path: NodePath {
+    switch self {
+    case .setValue(let p, _), .addValue(let p, _), .setValueAndBack(let p, _), .setLabel(let p, _),
+      .appendRow(let p, _, _), .insertRowFirst(let p, _), .removeRow(let p, _), .moveRow(let p, _, _),
+      .replaceRow(let p, _), .copyMutateAssignRow(let p, _), .rowValueInPlace(let p, _, _), .clearRows(let p),
+      .reassignRows(let p), .setSlot(let p, _), .choosePlain(let p, _), .chooseLeft(let p, _), .swapChoiceCase(let p),
+      .pinnedIncrement(let p), .pinnedReplace(let p), .pinnedResetInPlace(let p), .swapPinnedAndSpare(let p),
+      .setLeaf(let p, _), .leafInPlace(let p, _), .appendPlain(let p, _), .plainInPlace(let p, _, _), .renew(let p):
+      p
+    }
+  }
+
+  /// Applies the mutation to `root` (a no-op when its path no longer exists).
+  func apply(to root: inout Node) {
+    modify(&root, path[...]) { node in
+      switch self {
+      case .setValue(_, let value): node.value = value
+      case .addValue(_, let delta): node.value += delta
+      case .setValueAndBack(_, let value):
+        let old = node.value
+        node.value = value
+        node.value = old
+      case .setLabel(_, let label): node.label = label
+      case .appendRow(_, let id, let value): node.rows.append(Node(id: id, value: value))
+      case .insertRowFirst(_, let id): node.rows.insert(Node(id: id), at: 0)
+      case .removeRow(_, let id): node.rows.remove(id: id)
+      case .moveRow(_, let from, let to):
+        guard from < node.rows.count, to < node.rows.count else { return }
+        node.rows.move(from: from, to: to)
+      case .replaceRow(_, let id):
+        guard let old = node.rows[id: id] else { return }
+        node.rows[id: id] = Node(id: id, value: old.value, label: old.label)
+      case .copyMutateAssignRow(_, let id):
+        guard var row = node.rows[id: id] else { return }
+        row.value += 1
+        node.rows[id: id] = row
+      case .rowValueInPlace(_, let id, let delta): node.rows[id: id]?.value += delta
+      case .clearRows: node.rows.removeAll()
+      case .reassignRows: node.rows = IdentifiedArray(uniqueElements: node.rows.elements)
+      case .setSlot(_, let id): node.slot = id.map { .present(Node(id: $0)) } ?? .empty
+      case .choosePlain(_, let number): node.choice = .plain(number)
+      case .chooseLeft(_, let id): node.choice = .left(Node(id: id))
+      case .swapChoiceCase:
+        switch node.choice {
+        case .left(let payload): node.choice = .right(payload)
+        case .right(let payload): node.choice = .left(payload)
+        case .plain: break
+        }
+      case .pinnedIncrement: node.pinned.value += 1
+      case .pinnedReplace: node.pinned = Leaf(value: node.pinned.value)
+      case .pinnedResetInPlace: node.pinned.reset()
+      case .swapPinnedAndSpare:
+        let pinned = node.pinned
+        node.pinned = node.spare
+        node.spare = pinned
+      case .setLeaf(_, let present): node.leaf = present ? Leaf() : nil
+      case .leafInPlace(_, let delta): node.leaf?.value += delta
+      case .appendPlain(_, let id): node.plains.append(Plain(id: id, number: 0))
+      case .plainInPlace(_, let id, let delta): node.plains[id: id]?.number += delta
+      case .renew: node.renew()
+      }
+    }
+  }
+}
+
+/// Fresh ids for new nodes within one session.
+struct IDSource {
+  private(set) var next: Int
+  init(startingAt start: Int) { next = start }
+  mutating func make() -> Int {
+    defer { next += 1 }
+    return next
+  }
+}
+
+extension SeededRandom {
+  /// A random state of bounded size and depth.
+  mutating func node(depth: Int, ids: inout IDSource) -> Node {
+    let id = ids.make()
+    var rows: [Node] = []
+    if depth > 0 {
+      for _ in 0..<int(0...3) { rows.append(node(depth: depth - 1, ids: &ids)) }
+    }
+    let plains = (0..<int(0...2)).map { _ in Plain(id: ids.make(), number: int(0...3)) }
+    let slot: Slot = depth > 0 && chance(0.5) ? .present(node(depth: depth - 1, ids: &ids)) : .empty
+    let choice: Choice
+    switch int(0...2) {
+    case 0: choice = .plain(int(0...2))
+    case 1: choice = depth > 0 ? .left(node(depth: depth - 1, ids: &ids)) : .plain(1)
+    default: choice = depth > 0 ? .right(node(depth: depth - 1, ids: &ids)) : .plain(2)
+    }
+    return Node(
+      id: id, value: int(0...3), label: pick(["a", "b", "c"]), rows: rows, plains: plains, slot: slot,
+      choice: choice, leaf: chance(0.5) ? Leaf(value: int(0...2)) : nil)
+  }
+
+  /// A random mutation of the state `root` (read without tracking).
+  mutating func mutation(of root: Node, ids: inout IDSource) -> Mutation {
+    let path = self.path(in: root, depth: 3)
+    let node = resolve(root, path[...])!
+    let rowIDs = node.rows.ids.elements
+    let anyRow = rowIDs.isEmpty ? ids.next + 1_000 : pick(rowIDs)
+    let plainIDs = node.plains.ids.elements
+    switch int(0...25) {
+    case 0: return .setValue(path, int(0...3))  // may be the same value
+    case 1: return .addValue(path, pick([-1, 0, 1]))
+    case 2: return .setValueAndBack(path, int(0...5))
+    case 3: return .setLabel(path, pick(["a", "b", "c"]))
+    case 4: return .appendRow(path, id: ids.make(), value: int(0...3))
+    case 5: return .insertRowFirst(path, id: ids.make())
+    case 6: return .removeRow(path, id: anyRow)
+    case 7: return .moveRow(path, from: int(0...max(0, rowIDs.count - 1)), to: int(0...max(0, rowIDs.count - 1)))
+    case 8: return .replaceRow(path, id: anyRow)
+    case 9: return .copyMutateAssignRow(path, id: anyRow)
+    case 10, 11: return .rowValueInPlace(path, id: anyRow, delta: pick([-1, 1, 2]))
+    case 12: return chance(0.3) ? .clearRows(path) : .reassignRows(path)
+    case 13: return .setSlot(path, id: chance(0.6) ? ids.make() : nil)
+    case 14: return chance(0.5) ? .choosePlain(path, int(0...2)) : .chooseLeft(path, id: ids.make())
+    case 15: return .swapChoiceCase(path)
+    case 16: return .pinnedIncrement(path)
+    case 17: return .pinnedReplace(path)
+    case 18: return .pinnedResetInPlace(path)
+    case 19: return .swapPinnedAndSpare(path)
+    case 20: return .setLeaf(path, present: chance(0.6))
+    case 21: return .leafInPlace(path, delta: pick([1, 2]))
+    case 22: return .appendPlain(path, id: ids.make())
+    case 23: return .plainInPlace(path, id: plainIDs.isEmpty ? -1 : pick(plainIDs), delta: pick([1, 2]))
+    case 24: return .renew(path)
+    default: return .addValue(path, 1)
+    }
+  }
+}
