@@ -1,80 +1,68 @@
 // observant-bench: what Observant does better, measured against Apple's Observation in one run.
 //
-//   swift run -c release observant-bench [--quick] [--only micro] [--output DIR]
+//   swift run -c release observant-bench [--output DIR | --no-output] [--check] [--quick] [--only SECTIONS]
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-struct Options {
-  var quick = false
-  var sections: Set<String> = ["micro", "flush"]
-}
-
-func parseOptions(_ arguments: [String]) -> Options {
-  var options = Options()
-  var iterator = arguments.makeIterator()
-  while let argument = iterator.next() {
-    switch argument {
-    case "--debug-timing":
-      debugTiming = true
-    case "--quick":
-      options.quick = true
-    case "--only":
-      guard let value = iterator.next() else { fail("--only needs a section name (micro)") }
-      options.sections = Set(value.split(separator: ",").map(String.init))
-      let known: Set<String> = ["micro", "flush"]
-      if let unknown = options.sections.subtracting(known).first { fail("unknown section '\(unknown)' (known: micro, flush)") }
-    case "--help", "-h":
-      print("usage: observant-bench [--quick] [--only micro]")
-      exit(0)
-    default:
-      fail("unknown argument '\(argument)' (try --help)")
-    }
-  }
-  return options
-}
-
-func fail(_ message: String) -> Never {
-  progress("error: \(message)")
-  exit(2)
-}
-
-/// Progress goes to standard error so standard output stays a clean report.
-func progress(_ message: String) {
-  var line = message + "\n"
-  line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-}
-
-let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+let options = Options.parse(arguments)
 let timing = options.quick ? Timing.quick : Timing.standard
+var report = BenchmarkReport(machine: .current(), startedAt: currentTimestamp(), arguments: arguments)
+let started = ContinuousClock.now
 
-if options.sections.contains("micro") {
-  let results = MicroBenchmarks.run(timing, quick: options.quick) { progress("micro: \($0)") }
-  var table = TextTable(header: ["operation", "Observant", "Apple", "Apple/Observant", "what"])
-  table.rightAligned = [1, 2, 3]
-  for result in results {
-    let decimals = result.unit == "bytes" ? 0 : (result.observant < 10 ? 2 : 1)
-    table.append([
-      result.name,
-      format(result.observant, decimals: decimals) + " " + result.unit,
-      format(result.apple, decimals: decimals) + " " + result.unit,
-      format(result.ratio, decimals: 2) + "x",
-      result.summary,
-    ])
+for section in options.sections {
+  switch section {
+  case .scenarios:
+    report.scenarios = ScenarioCatalog.run { progress($0) }
+  case .micro:
+    report.micro = MicroBenchmarks.run(timing, quick: options.quick) { progress("micro: \($0)") }
+    report.microRepetitions = timing.repetitions
+  case .scaling:
+    let sizes = options.quick ? ScalingBenchmarks.quickSizes : ScalingBenchmarks.standardSizes
+    report.scaling = ScalingBenchmarks.run(sizes: sizes, quick: options.quick) { progress($0) }
+  case .flush:
+    report.flush = FlushBenchmarks.run(timing, counts: [1, 100, 10_000]) { progress("flush: \($0)") }
+    report.flushRepetitions = timing.repetitions
   }
-  print("Micro-benchmarks (median of \(timing.repetitions), same process)\n")
-  print(table.render())
 }
 
-if options.sections.contains("flush") {
-  let results = FlushBenchmarks.run(timing, counts: [1, 100, 10_000]) { progress("flush: \($0)") }
-  var table = TextTable(header: ["live reactions", "one dirty: ns per transaction"])
-  table.rightAligned = [0, 1]
-  for result in results {
-    table.append([String(result.liveReactions), format(result.nanosecondsPerTransaction)])
+let (seconds, attoseconds) = started.duration(to: .now).components
+report.seconds = Double(seconds) + Double(attoseconds) / 1e18
+print(report.text(.console), terminator: "")
+progress("observant-bench: done in \(format(report.seconds, decimals: 1)) s")
+
+if let directory = options.outputDirectory {
+  do {
+    try makeDirectory(directory)
+    try writeFile(directory + "/report.md", report.text(.markdown))
+    try writeFile(directory + "/results.json", report.json())
+    if let scaling = report.scaling { try writeFile(directory + "/scaling.svg", ScalingChart.svg(scaling)) }
+    progress("observant-bench: wrote \(directory)/report.md, results.json\(report.scaling == nil ? "" : ", scaling.svg")")
+  } catch {
+    progress("observant-bench: error: \(error)")
+    exit(2)
   }
-  print("\nReaction flush cost: a write that dirties one reaction, with N live (median of \(timing.repetitions))\n")
-  print(table.render())
+}
+
+if options.check {
+  let failures = report.failures
+  let scalingFailures = report.scalingFailures
+  if failures.isEmpty && scalingFailures.isEmpty {
+    print("\ncheck: every Observant count equals the minimal count")
+  } else {
+    print("\ncheck FAILED: Observant counts that differ from the minimal count:")
+    for failure in failures {
+      let runs = failure.counts[.observant].map { String($0.runs) } ?? "n/a"
+      print("  \(failure.name): observant \(runs), minimal \(failure.minimal) (\(failure.what))")
+    }
+    for failure in scalingFailures {
+      print("  scaling with \(failure.rows) rows: observant re-ran \(failure.runsPerAction) bodies for one row mutation, minimal 1")
+    }
+    exit(1)
+  }
 }

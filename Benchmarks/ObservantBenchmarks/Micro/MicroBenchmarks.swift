@@ -17,161 +17,181 @@ struct MicroResult: Sendable {
 
 /// The micro-benchmarks, in report order.
 enum MicroBenchmarks {
+  /// Objects the read benchmarks cycle through, indexed by the loop counter: a loop reading one
+  /// object's field again and again lets the optimizer keep the value in a register (a plain read
+  /// measured 0.00 ns), and would let a recorder that remembers only the previous access look
+  /// better than it is.
+  static let ringSize = 16
+
   static func run(_ timing: Timing, quick: Bool, progress: (String) -> Void) -> [MicroResult] {
     var results: [MicroResult] = []
-    func add(_ name: String, _ summary: String, unit: String = "ns", observant: () -> Double, apple: () -> Double) {
+    func add(_ name: String, _ summary: String, observant: Workload, apple: Workload) {
       progress(name)
-      // Interleave so drift on a noisy machine affects both sides alike.
-      let first = observant()
-      let second = apple()
-      let third = observant()
-      results.append(MicroResult(name: name, observant: min(first, third), apple: second, unit: unit, summary: summary))
+      let medians = timing.interleaved([observant, apple])
+      results.append(MicroResult(name: name, observant: medians[0], apple: medians[1], unit: "ns", summary: summary))
+    }
+    let mask = ringSize - 1
+
+    do {
+      let observantRing = (0..<ringSize).map { _ in ObservantCounter() }
+      let appleRing = (0..<ringSize).map { _ in AppleCounter() }
+      add(
+        "tracked-read", "read one field inside a tracking scope (a ring of \(ringSize) objects)",
+        observant: Workload(
+          run: { operations in
+            withTracking {
+              var sum = 0
+              for index in 0..<operations { sum &+= observantRing[index & mask].count }
+              blackHole(sum)
+            } onChange: {}
+          },
+          cleanup: { for model in observantRing { model.count += 1 } }),  // fires the scope's observers
+        apple: Workload(
+          run: { operations in
+            withObservationTracking {
+              var sum = 0
+              for index in 0..<operations { sum &+= appleRing[index & mask].count }
+              blackHole(sum)
+            } onChange: {}
+          },
+          cleanup: { for model in appleRing { model.count += 1 } }))
+
+      add(
+        "untracked-read", "read one field with no tracking scope active (a ring of \(ringSize) objects)",
+        observant: Workload { operations in
+          var sum = 0
+          for index in 0..<operations { sum &+= observantRing[index & mask].count }
+          blackHole(sum)
+        },
+        apple: Workload { operations in
+          var sum = 0
+          for index in 0..<operations { sum &+= appleRing[index & mask].count }
+          blackHole(sum)
+        })
     }
 
-    add("tracked-read", "read one field inside a tracking scope", observant: {
-      let model = ObservantCounter()
-      return timing.nanosecondsPerOperation { operations in
-        withTracking {
-          var sum = 0
-          for _ in 0..<operations { sum &+= model.count }
-          blackHole(sum)
-        } onChange: {}
-        model.count += 1  // fires and removes the scope's observer
-      }
-    }, apple: {
-      let model = AppleCounter()
-      return timing.nanosecondsPerOperation { operations in
-        withObservationTracking {
-          var sum = 0
-          for _ in 0..<operations { sum &+= model.count }
-          blackHole(sum)
-        } onChange: {}
-        model.count += 1
-      }
-    })
-
-    add("untracked-read", "read one field with no tracking scope active", observant: {
-      let model = ObservantCounter()
-      return timing.nanosecondsPerOperation { operations in
+    do {
+      progress("plain-read")
+      let plainRing = (0..<ringSize).map { _ in PlainCounter() }
+      let plainRead = timing.nanosecondsPerOperation { operations in
         var sum = 0
-        for _ in 0..<operations { sum &+= model.count }
+        for index in 0..<operations { sum &+= plainRing[index & mask].count }
         blackHole(sum)
       }
-    }, apple: {
-      let model = AppleCounter()
-      return timing.nanosecondsPerOperation { operations in
-        var sum = 0
-        for _ in 0..<operations { sum &+= model.count }
-        blackHole(sum)
-      }
-    })
-
-    let plain = PlainCounter()
-    progress("plain-read")
-    let plainRead = timing.nanosecondsPerOperation { operations in
-      var sum = 0
-      for _ in 0..<operations { sum &+= plain.count }
-      blackHole(sum)
+      results.append(
+        MicroResult(
+          name: "plain-read", observant: plainRead, apple: plainRead, unit: "ns",
+          summary: "read a plain stored property, same ring (the floor for both)"))
     }
-    results.append(
-      MicroResult(
-        name: "plain-read", observant: plainRead, apple: plainRead, unit: "ns",
-        summary: "read a plain stored property (the floor for both)"))
 
-    add("write-no-observers", "write one field nobody observes", observant: {
-      let model = ObservantCounter()
-      return timing.nanosecondsPerOperation { operations in
-        for value in 0..<operations { model.count = value }
-      }
-    }, apple: {
-      let model = AppleCounter()
-      return timing.nanosecondsPerOperation { operations in
-        for value in 0..<operations { model.count = value }
-      }
-    })
+    do {
+      let observantModel = ObservantCounter()
+      let appleModel = AppleCounter()
+      add(
+        "write-no-observers", "write one field nobody observes",
+        observant: Workload { operations in
+          for value in 0..<operations { observantModel.count = value }
+        },
+        apple: Workload { operations in
+          for value in 0..<operations { appleModel.count = value }
+        })
+    }
 
     for observers in [1, 10, 100] {
+      let observantModel = ObservantCounter()
+      let reactions = (0..<observers).map { _ in Reaction { blackHole(observantModel.count) } }
+      let appleModel = AppleCounter()
+      // Apple's observers are one-shot: a persistent observer re-registers after each change.
+      func observe() { withObservationTracking { blackHole(appleModel.count) } onChange: {} }
+      for _ in 0..<observers { observe() }
+      var observantValue = 0
+      var appleValue = 0
       add(
         "write-\(observers)-observer\(observers == 1 ? "" : "s")",
         "write a field \(observers) persistent observers read; each reads it again",
-        observant: {
-          let model = ObservantCounter()
-          let reactions = (0..<observers).map { _ in Reaction { blackHole(model.count) } }
-          let result = timing.nanosecondsPerOperation { operations in
-            for value in 1...operations { model.count = value }
+        observant: Workload { operations in
+          for _ in 0..<operations {
+            observantValue &+= 1
+            observantModel.count = observantValue
           }
-          withExtendedLifetime(reactions) {}
-          return result
         },
-        apple: {
-          let model = AppleCounter()
-          // Apple's observers are one-shot: a persistent observer re-registers after each change.
-          func observe() { withObservationTracking { blackHole(model.count) } onChange: {} }
-          for _ in 0..<observers { observe() }
-          return timing.nanosecondsPerOperation { operations in
-            for value in 1...operations {
-              model.count = value
-              for _ in 0..<observers { observe() }
-            }
+        apple: Workload { operations in
+          for _ in 0..<operations {
+            appleValue &+= 1
+            appleModel.count = appleValue
+            for _ in 0..<observers { observe() }
           }
         })
+      withExtendedLifetime(reactions) {}
     }
 
     for fields in [1, 10, 100] {
+      let observantModel = WideObservantModel()
+      let appleModel = WideAppleModel()
       add(
         "scope-\(fields)-field\(fields == 1 ? "" : "s")",
         "a tracking scope reading \(fields) field\(fields == 1 ? "" : "s"): record and install",
-        observant: {
-          let model = WideObservantModel()
-          return timing.nanosecondsPerOperation(cleanup: { model.f0 += 1 }) { operations in
-            for _ in 0..<operations { withTracking { blackHole(model.read(fields)) } onChange: {} }
+        observant: Workload(
+          run: { operations in
+            for _ in 0..<operations { withTracking { blackHole(observantModel.read(fields)) } onChange: {} }
+          },
+          cleanup: { observantModel.f0 += 1 }),
+        apple: Workload(
+          run: { operations in
+            for _ in 0..<operations { withObservationTracking { blackHole(appleModel.read(fields)) } onChange: {} }
+          },
+          cleanup: { appleModel.f0 += 1 }))
+    }
+
+    do {
+      let observantModel = ObservantCounter()
+      let appleModel = AppleCounter()
+      var observantValue = 0
+      var appleValue = 0
+      add(
+        "fire-reinstall", "a one-field scope fires on a write and is installed again",
+        observant: Workload { operations in
+          for _ in 0..<operations {
+            withTracking { blackHole(observantModel.count) } onChange: {}
+            observantValue &+= 1
+            observantModel.count = observantValue
           }
         },
-        apple: {
-          let model = WideAppleModel()
-          return timing.nanosecondsPerOperation(cleanup: { model.f0 += 1 }) { operations in
-            for _ in 0..<operations { withObservationTracking { blackHole(model.read(fields)) } onChange: {} }
+        apple: Workload { operations in
+          for _ in 0..<operations {
+            withObservationTracking { blackHole(appleModel.count) } onChange: {}
+            appleValue &+= 1
+            appleModel.count = appleValue
           }
         })
     }
 
-    add("fire-reinstall", "a one-field scope fires on a write and is installed again", observant: {
-      let model = ObservantCounter()
-      return timing.nanosecondsPerOperation { operations in
-        for value in 1...operations {
-          withTracking { blackHole(model.count) } onChange: {}
-          model.count = value
-        }
-      }
-    }, apple: {
-      let model = AppleCounter()
-      return timing.nanosecondsPerOperation { operations in
-        for value in 1...operations {
-          withObservationTracking { blackHole(model.count) } onChange: {}
-          model.count = value
-        }
-      }
-    })
-
     let registrations = quick ? 2_000 : 20_000
-    add("bytes-per-registration", "heap bytes per live one-field scope", unit: "bytes", observant: {
-      let models = (0..<registrations).map { _ in ObservantCounter() }
-      return heapBytesPerItem(count: registrations) { count in
-        for index in 0..<count { withTracking { blackHole(models[index].count) } onChange: {} }
-      } ?? .nan
-    }, apple: {
-      let models = (0..<registrations).map { _ in AppleCounter() }
-      return heapBytesPerItem(count: registrations) { count in
-        for index in 0..<count { withObservationTracking { blackHole(models[index].count) } onChange: {} }
-      } ?? .nan
-    })
-
-    add("bytes-per-instance", "heap bytes per unobserved one-field instance", unit: "bytes", observant: {
-      heapBytesPerItem(count: registrations) { count in (0..<count).map { _ in ObservantCounter() } } ?? .nan
-    }, apple: {
-      heapBytesPerItem(count: registrations) { count in (0..<count).map { _ in AppleCounter() } } ?? .nan
-    })
+    func bytes(_ name: String, _ summary: String, observant: () -> Double?, apple: () -> Double?) {
+      progress(name)
+      // Allocation is deterministic enough that the median of three settles it.
+      let observantBytes = median((0..<3).map { _ in observant() ?? .nan })
+      let appleBytes = median((0..<3).map { _ in apple() ?? .nan })
+      results.append(MicroResult(name: name, observant: observantBytes, apple: appleBytes, unit: "bytes", summary: summary))
+    }
+    bytes(
+      "bytes-per-registration", "heap bytes per live one-field scope",
+      observant: {
+        let models = (0..<registrations).map { _ in ObservantCounter() }
+        return heapBytesPerItem(count: registrations) { count in
+          for index in 0..<count { withTracking { blackHole(models[index].count) } onChange: {} }
+        }
+      },
+      apple: {
+        let models = (0..<registrations).map { _ in AppleCounter() }
+        return heapBytesPerItem(count: registrations) { count in
+          for index in 0..<count { withObservationTracking { blackHole(models[index].count) } onChange: {} }
+        }
+      })
+    bytes(
+      "bytes-per-instance", "heap bytes per unobserved one-field instance",
+      observant: { heapBytesPerItem(count: registrations) { count in (0..<count).map { _ in ObservantCounter() } } },
+      apple: { heapBytesPerItem(count: registrations) { count in (0..<count).map { _ in AppleCounter() } } })
     return results
   }
 }
-

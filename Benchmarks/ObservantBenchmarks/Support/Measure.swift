@@ -16,6 +16,13 @@ func blackHole<T>(_ value: T) {
 
 nonisolated(unsafe) var debugTiming = false
 
+/// Something to time: `run(operations)` performs `operations` operations; `cleanup` runs after
+/// each timed repetition, outside the clock (to fire scopes a repetition left installed, say).
+struct Workload {
+  let run: (Int) -> Void
+  var cleanup: () -> Void = {}
+}
+
 struct Timing {
   /// Repetitions per measurement (the median is reported).
   var repetitions: Int
@@ -26,40 +33,42 @@ struct Timing {
   static let quick = Timing(repetitions: 3, targetNanoseconds: 2_000_000)
 
   /// Median nanoseconds per operation of `body(operations)`.
-  ///
-  /// The operation count is calibrated first so a repetition takes about `targetNanoseconds`.
-  func nanosecondsPerOperation(cleanup: () -> Void = {}, _ body: (Int) -> Void) -> Double {
+  func nanosecondsPerOperation(cleanup: @escaping () -> Void = {}, _ body: @escaping (Int) -> Void) -> Double {
+    interleaved([Workload(run: body, cleanup: cleanup)])[0]
+  }
+
+  /// Median nanoseconds per operation of each workload, measured in alternating rounds (one
+  /// repetition of each per round, the order reversed every other round) so that drift on a
+  /// noisy machine affects them alike.
+  func interleaved(_ workloads: [Workload]) -> [Double] {
+    let operations = workloads.map(calibrate)
+    var samples = Array(repeating: [Double](), count: workloads.count)
+    for round in 0..<repetitions {
+      let order = round.isMultiple(of: 2) ? Array(workloads.indices) : workloads.indices.reversed()
+      for index in order {
+        let workload = workloads[index]
+        let count = operations[index]
+        samples[index].append(Self.elapsed { workload.run(count) } / Double(count))
+        workload.cleanup()
+      }
+    }
+    return samples.map(median)
+  }
+
+  /// The operation count that makes a repetition take about `targetNanoseconds`.
+  private func calibrate(_ workload: Workload) -> Int {
     var operations = 1
     while true {
-      let elapsed = Self.elapsed { body(operations) }
-      cleanup()
+      let elapsed = Self.elapsed { workload.run(operations) }
+      workload.cleanup()
       if elapsed >= targetNanoseconds / 4 || operations >= 1 << 30 {
         let scale = max(1, targetNanoseconds / max(elapsed, 1))
-        operations = max(1, Int(Double(operations) * scale))
-        if debugTiming { progress("calibrated \(operations) operations (\(elapsed) ns probe)") }
-        break
+        let calibrated = max(1, Int(Double(operations) * scale))
+        if debugTiming { progress("calibrated \(calibrated) operations (\(elapsed) ns probe of \(operations))") }
+        return calibrated
       }
       operations *= 4
     }
-    var samples: [Double] = []
-    for _ in 0..<repetitions {
-      samples.append(Self.elapsed { body(operations) } / Double(operations))
-      cleanup()
-    }
-    samples.sort()
-    return samples[samples.count / 2]
-  }
-
-  /// Median nanoseconds of one call of `body`, repeated `repetitions` times (for operations that
-  /// are expensive or cannot be repeated in a loop without setup).
-  func nanosecondsPerCall(setup: () -> Void = {}, _ body: () -> Void) -> Double {
-    var samples: [Double] = []
-    for _ in 0..<repetitions {
-      setup()
-      samples.append(Self.elapsed(body))
-    }
-    samples.sort()
-    return samples[samples.count / 2]
   }
 
   static func elapsed(_ body: () -> Void) -> Double {
@@ -70,4 +79,11 @@ struct Timing {
     let (seconds, attoseconds) = duration.components
     return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
   }
+}
+
+func median(_ values: [Double]) -> Double {
+  guard !values.isEmpty else { return .nan }
+  let sorted = values.sorted()
+  let middle = sorted.count / 2
+  return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
 }
