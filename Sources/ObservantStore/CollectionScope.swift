@@ -9,10 +9,16 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
   private let keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>
   private let embed: (ID, ElementAction) -> Action
   private var stores: [ID: Store<ElementState, ElementAction>] = [:]
-  private var lastStructuralVersion: UInt64
+  private var lastStructuralVersion: UInt64 = 0
+  private var lastIDsVersion: UInt64 = 0
   private var observer: ChangeObserver!
+  /// The ids slot: callers of `scope(state:action:)` depend on it; it notifies when the ids or
+  /// their order change. Made on the first tracked read.
+  private var registrar: TrackingRegistrar?
   let examinationOrder: Int
   private var isValid = true
+
+  private static var idsField: TrackedField { TrackedField(0, name: "ids", owner: CollectionScope.self) }
 
   init(
     parent: Store<State, Action>,
@@ -24,11 +30,21 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     self.keyPath = keyPath
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
-    self.lastStructuralVersion = 0
     self.observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
-    let elements = track(parent.currentState)
-    lastStructuralVersion = elements.structuralVersion
-    startJournal(elements)
+    if let parentState = parent.currentStateIfPresent {
+      let elements = track(parentState)
+      lastStructuralVersion = elements.structuralVersion
+      lastIDsVersion = elements.idsVersion
+      startJournal(elements)
+    }
+  }
+
+  /// Records, in the current tracking scope, a dependency on the ids.
+  func recordIDsRead() {
+    guard isTrackingAccesses else { return }
+    let registrar = self.registrar ?? TrackingRegistrar()
+    self.registrar = registrar
+    registrar.access(Self.idsField)
   }
 
   /// Reads the array from `parentState`, recording the slots it depends on.
@@ -41,9 +57,10 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
   private func startJournal(_ elements: IdentifiedArray<ID, ElementState>) {
     guard !elements.isRecordingStructuralChanges,
       let writable = keyPath as? WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
-      let parent, let modify = parent.modifyState
+      let parent
     else { return }
-    _ = modify { $0[keyPath: writable].recordStructuralChanges() }
+    // Through a key path the accessors run get-then-set: keep the get out of the caller's scope.
+    _ = withoutTracking { parent.modifyState { $0[keyPath: writable].recordStructuralChanges() } }
   }
 
   /// The store for `id`: cached, or made now. An id absent from the current state (a snapshot
@@ -51,33 +68,25 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
   func store(for id: ID, fallback: ElementState) -> Store<ElementState, ElementAction> {
     if let cached = stores[id] { return cached }
     let keyPath = self.keyPath
-    let embed = self.embed
-    let current = parent?.currentStateIfPresent?[keyPath: keyPath][id: id]
-    let store = Store<ElementState, ElementAction>(
-      tree: tree,
-      path: "\(parent?.path ?? "?")\("\(keyPath)".drop { $0 != "." })[id: \(id)]",
-      initialState: current ?? fallback,
-      readState: { [weak parent] in parent?.currentStateIfPresent?[keyPath: keyPath][id: id] },
-      forward: { [weak parent] action in
-        guard let parent else { return false }
-        parent.send(embed(id, action))
-        return true
-      },
-      modifyState: nil)
+    let current = withoutTracking { parent?.currentStateIfPresent?[keyPath: keyPath][id: id] }
+    let link = ElementLink(parent: parent, scope: self, keyPath: keyPath, id: id, embed: embed)
+    let store = Store(tree: tree, link: link, initialState: current ?? fallback)
     guard isValid, current != nil else {
       store.invalidate()
       return store
-    }
-    store.detach = { [weak self, weak store] in
-      guard let self, let store, self.stores[id] === store else { return }
-      self.stores[id] = nil
     }
     stores[id] = store
     return store
   }
 
+  /// Drops `store` from the cache if it is the one cached for `id`.
+  func forget(_ id: ID, _ store: Store<ElementState, ElementAction>) {
+    if stores[id] === store { stores[id] = nil }
+  }
+
   /// The array's structure changed (or its slot was replaced): examine the stores of removed and
-  /// replaced elements only, when the journal can tell which; otherwise every cached store.
+  /// replaced elements only, when the journal can tell which; otherwise every cached store. Tell
+  /// the callers of `scope` if the ids changed.
   func examine() -> Int {
     guard isValid else { return 0 }
     guard let parent, let parentState = parent.currentStateIfPresent else {
@@ -85,7 +94,13 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
       return 1
     }
     let elements = track(parentState)
-    defer { lastStructuralVersion = elements.structuralVersion }
+    defer {
+      lastStructuralVersion = elements.structuralVersion
+      lastIDsVersion = elements.idsVersion
+    }
+    if elements.idsVersion != lastIDsVersion {
+      registrar?.withMutation(of: Self.idsField) {}
+    }
     guard elements.structuralVersion != lastStructuralVersion else { return 1 }
     var examined = 1
     if let changes = elements.structuralChanges(since: lastStructuralVersion) {
@@ -117,7 +132,4 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     stores = [:]
     for store in cached { store.invalidate() }
   }
-
-  /// Number of cached element stores (for tests and diagnostics).
-  var cachedStoreCount: Int { stores.count }
 }

@@ -34,12 +34,12 @@ internal final class RootProcessor<State, Action> {
       let action = queue[index]
       index += 1
       let effect = transaction {
-        let identityBefore = stateIdentity(of: state)
+        let identityBefore = observableStateID(of: state)
         let effect = reducer(&state, action)
         var examined = tree.commit()
         // The root state itself replaced (`state = State()`), or plain state that may have
         // changed anywhere: the root store's readers must look again.
-        let identityAfter = stateIdentity(of: state)
+        let identityAfter = observableStateID(of: state)
         if identityAfter == nil || identityAfter != identityBefore {
           examined += store.acceptCommittedState(state)
         }

@@ -15,8 +15,11 @@ extension Store {
   ) -> Store<ChildState, ChildAction> {
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     let writable = keyPath as? WritableKeyPath<State, ChildState>
+    // Read without tracking: a body that scopes a child does not depend on the child's slot (the
+    // child store tells its own readers when the child is replaced).
+    let initialState = withoutTracking { currentState[keyPath: keyPath] }
     return makeScopedStore(
-      key: keyPath, name: "\(keyPath)", initialState: currentState[keyPath: keyPath],
+      key: keyPath, initialState: initialState,
       extract: { $0[keyPath: keyPath] }, embed: embed,
       modify: writable.map { writable in { state, body in body(&state[keyPath: writable]) } })
   }
@@ -38,7 +41,7 @@ extension Store {
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     let writable = keyPath as? WritableKeyPath<State, ChildState?>
     return makeScopedStore(
-      key: keyPath, name: "\(keyPath)", initialState: present,
+      key: keyPath, initialState: present,
       extract: { $0[keyPath: keyPath] }, embed: embed,
       modify: writable.map { writable in
         { state, body in
@@ -50,29 +53,13 @@ extension Store {
 
   private func makeScopedStore<ChildState, ChildAction>(
     key: AnyKeyPath,
-    name: String,
     initialState: ChildState,
     extract: @escaping (State) -> ChildState?,
     embed: @escaping (ChildAction) -> Action,
     modify: ((inout State, (inout ChildState) -> Void) -> Void)?
   ) -> Store<ChildState, ChildAction> {
-    let child = Store<ChildState, ChildAction>(
-      tree: tree,
-      path: "\(path)\(name.drop { $0 != "." })",
-      initialState: initialState,
-      readState: { [weak self] in self?.currentStateIfPresent.flatMap(extract) },
-      forward: { [weak self] action in
-        guard let self else { return false }
-        self.send(embed(action))
-        return true
-      },
-      modifyState: modify.map { modify in
-        { [weak self] body in self?.modifyState?({ modify(&$0, body) }) ?? false }
-      })
-    child.detach = { [weak self, weak child] in
-      guard let self, let child, self.scopes[key] === child else { return }
-      self.scopes[key] = nil
-    }
+    let link = ScopeLink(parent: self, key: key, extract: extract, embed: embed, modifyChild: modify)
+    let child = Store<ChildState, ChildAction>(tree: tree, link: link, initialState: initialState)
     scopes[key] = child
     child.watchSlots { [weak self] (observer: ChangeObserver) -> ChildState? in
       guard let self, let parentState = self.currentStateIfPresent else { return nil }
@@ -87,8 +74,9 @@ extension Store {
   ///
   /// The collection is a snapshot of the ids at this moment (so its indices stay valid while a
   /// view uses it); element stores are created only when accessed and are cached by id. The
-  /// caller depends on the array's structure (inside a tracking scope it re-runs when rows are
-  /// added, removed, moved or replaced) — not on the rows' fields.
+  /// caller depends on the ids (inside a tracking scope it re-runs when rows are added, removed
+  /// or moved) — not on the rows' fields, and not on a row replaced by a new value with the same
+  /// id (that row's store tells its own readers).
   ///
   /// At each commit that changes the array's structure, only the stores of removed or replaced
   /// elements are examined (through the array's structural journal, which the scope starts when
@@ -101,13 +89,20 @@ extension Store {
     state keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
     action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
-    let elements = state[keyPath: keyPath]
     let collectionScope: CollectionScope<State, Action, ID, ElementState, ElementAction>
     if let cached = scopes[keyPath] as? CollectionScope<State, Action, ID, ElementState, ElementAction> {
       collectionScope = cached
     } else {
       collectionScope = CollectionScope(parent: self, keyPath: keyPath, embed: embed)
       scopes[keyPath] = collectionScope
+    }
+    guard isValid else {
+      return StoreCollection(elements: withoutTracking { state[keyPath: keyPath] }, storeFor: collectionScope.store(for:fallback:))
+    }
+    // The caller depends on the ids (the scope's slot) and on this store's identity.
+    let elements = withTrackingGuard(readGuardForScopes) {
+      collectionScope.recordIDsRead()
+      return withoutTracking { currentState[keyPath: keyPath] }
     }
     return StoreCollection(elements: elements, storeFor: collectionScope.store(for:fallback:))
   }

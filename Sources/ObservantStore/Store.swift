@@ -33,36 +33,32 @@ import Observant
 public final class Store<State, Action>: Identifiable {
   internal let tree: StoreTree
   internal let examinationOrder: Int
-  /// How the store is reached from its root, for diagnostics (e.g. `root.rows[id: 7]`).
-  internal let path: String
-
-  /// Reads the current state without tracking; `nil` when it is gone.
-  private let readState: () -> State?
-  /// Hands an action to the parent; `false` when the parent is gone (deallocated or invalid).
-  private let forward: (Action) -> Bool
-  /// Mutates the state in place through the parent, when the path allows writing.
-  internal let modifyState: (((inout State) -> Void) -> Bool)?
+  private let link: StoreLink<State, Action>
 
   /// Whether the store's state still exists. Once `false`, it stays `false`.
   public private(set) var isValid = true
-  private var lastValidState: State
-  /// The identity slot: readers record it; it notifies when the state is replaced by a new value.
-  private let registrar = TrackingRegistrar()
-  /// Guards the reads made through this store: invalidated with the store, so that what was read
-  /// through it stops driving its readers (see `TrackingGuard`).
-  private let readGuard = TrackingGuard()
+  /// Scoped stores: the last state read through the store (or committed, or created with), what
+  /// an invalid store shows. The root never caches: it cannot become invalid, and a cached copy
+  /// would make the next in-place mutation of a collection in the state copy it.
+  private var cachedState: State?
+  /// The identity slot: readers record it; it notifies when the state is replaced by a new
+  /// value. Made on the first tracked read.
+  private var registrar: TrackingRegistrar?
+  /// Guards the reads made through this store (see `TrackingGuard`); made on the first tracked
+  /// read, invalidated with the store.
+  private var readGuard: TrackingGuard?
   private var identity: ObservableStateID?
 
   /// Cached scopes, by state key path.
   internal var scopes: [AnyKeyPath: any StoreNode] = [:]
-  /// Removes this store from its parent's cache (on invalidation).
-  internal var detach: (() -> Void)?
   /// Watches the parent slots this store's state is read from (child and optional scopes).
   private var slotObserver: ChangeObserver?
   /// Re-reads the state from the parent while recording the slots it depends on.
   private var trackSlots: ((ChangeObserver) -> State?)?
   /// Present on root stores only.
   private let root: RootProcessor<State, Action>?
+
+  private static var identityField: TrackedField { TrackedField(0, name: "state", owner: Store.self) }
 
   // MARK: Creating
 
@@ -82,42 +78,26 @@ public final class Store<State, Action>: Identifiable {
     let root = RootProcessor(state: initialState, reducer: reducer, tree: tree)
     self.tree = tree
     self.examinationOrder = tree.makeOrder()
-    self.path = "root"
     self.root = root
+    self.link = RootLink(root)
+    self.identity = observableStateID(of: initialState)
     diagnostics.recordStoreCreated()
-    self.lastValidState = initialState
-    self.identity = stateIdentity(of: initialState)
-    self.readState = { [unowned root] in root.state }
-    self.forward = { [unowned root] action in
-      root.process(action)
-      return true
-    }
-    self.modifyState = { [unowned root] body in
-      body(&root.state)
-      return true
-    }
     root.store = self
   }
 
-  /// A scoped store; `readState` already navigates from the parent (which it holds weakly).
-  internal init(
-    tree: StoreTree,
-    path: String,
-    initialState: State,
-    readState: @escaping () -> State?,
-    forward: @escaping (Action) -> Bool,
-    modifyState: (((inout State) -> Void) -> Bool)?
-  ) {
+  /// A scoped store, reaching its state through `link`.
+  internal init(tree: StoreTree, link: StoreLink<State, Action>, initialState: State) {
     self.tree = tree
     self.examinationOrder = tree.makeOrder()
-    self.path = path
     self.root = nil
+    self.link = link
+    self.cachedState = initialState
+    self.identity = observableStateID(of: initialState)
     tree.diagnostics.recordStoreCreated()
-    self.lastValidState = initialState
-    self.identity = stateIdentity(of: initialState)
-    self.readState = readState
-    self.forward = forward
-    self.modifyState = modifyState
+  }
+
+  deinit {
+    root?.tasks.cancelAll()
   }
 
   /// The store's identity: stable, because scopes are cached.
@@ -126,20 +106,21 @@ public final class Store<State, Action>: Identifiable {
   /// The diagnostics shared by this store's tree.
   public var diagnostics: StoreDiagnostics { tree.diagnostics }
 
+  /// Where the store is in its tree, e.g. `root.rows[id: 7]` (for diagnostics).
+  internal var path: String { link.path }
+
   // MARK: Reading
 
   /// The current state; once the store is invalid, the last state it read or committed before
   /// its state disappeared (what a view showing it last displayed).
   ///
-  /// Inside a tracking scope this records the store's identity slot; the fields read from the
-  /// returned value record themselves.
-  ///
-  /// Reads made later on the returned value are the value's own. To read through the store, so
-  /// that the reads stop counting once the store is invalid, use `withState(_:)` or the dynamic
-  /// member reads (`store.count`).
+  /// Inside a tracking scope this records the store's identity slot. Reads made later on the
+  /// returned value are the value's own: to read through the store, so that the reads stop
+  /// counting once the store is invalid, use `withState(_:)` or dynamic member reads
+  /// (`store.count`).
   public var state: State {
-    guard isValid else { return lastValidState }
-    withTrackingGuard(readGuard) { registrar.access(keyPath: \Store.state, name: "state") }
+    guard isValid else { return lastKnownState }
+    if isTrackingAccesses { withTrackingGuard(makeReadGuard()) { recordIdentityRead() } }
     return currentState
   }
 
@@ -148,9 +129,10 @@ public final class Store<State, Action>: Identifiable {
   /// read stops driving the reader). An invalid store answers from its last state and records
   /// nothing.
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
-    guard isValid else { return withoutTracking { lastValidState[keyPath: keyPath] } }
-    return withTrackingGuard(readGuard) {
-      registrar.access(keyPath: \Store.state, name: "state")
+    guard isValid else { return withoutTracking { lastKnownState[keyPath: keyPath] } }
+    guard isTrackingAccesses else { return currentState[keyPath: keyPath] }
+    return withTrackingGuard(makeReadGuard()) {
+      recordIdentityRead()
       return currentState[keyPath: keyPath]
     }
   }
@@ -160,26 +142,54 @@ public final class Store<State, Action>: Identifiable {
   /// stop driving the reader once the store is invalid. An invalid store passes its last state and
   /// records nothing.
   public func withState<Result>(_ body: (State) throws -> Result) rethrows -> Result {
-    guard isValid else { return try withoutTracking { try body(lastValidState) } }
-    return try withTrackingGuard(readGuard) {
-      registrar.access(keyPath: \Store.state, name: "state")
+    guard isValid else { return try withoutTracking { try body(lastKnownState) } }
+    guard isTrackingAccesses else { return try body(currentState) }
+    return try withTrackingGuard(makeReadGuard()) {
+      recordIdentityRead()
       return try body(currentState)
     }
   }
 
-  /// The current state, read without tracking the navigation from the root.
+  private func recordIdentityRead() {
+    let registrar = self.registrar ?? TrackingRegistrar()
+    self.registrar = registrar
+    registrar.access(Self.identityField)
+  }
+
+  /// The guard for reads a scope makes on the store's behalf.
+  internal var readGuardForScopes: TrackingGuard { makeReadGuard() }
+
+  private func makeReadGuard() -> TrackingGuard {
+    if let readGuard { return readGuard }
+    let made = TrackingGuard()
+    readGuard = made
+    return made
+  }
+
+  /// The current state for a reader: navigated from the root without tracking, and kept as the
+  /// value to show if the store becomes invalid (scoped stores only).
   internal var currentState: State {
-    guard isValid, let state = withoutTracking(readState) else { return lastValidState }
-    lastValidState = state
+    guard isValid, let state = withoutTracking(link.read) else { return lastKnownState }
+    if root == nil { cachedState = state }
     return state
   }
 
-  /// The current state, or `nil` if it is gone (this store is or is about to become invalid).
+  /// The current state for navigation to a scoped store, or `nil` if it is gone. Nothing is
+  /// cached: a store whose state holds the collection being mutated must not keep a copy of it.
   internal var currentStateIfPresent: State? {
     guard isValid else { return nil }
-    let state = withoutTracking(readState)
-    if let state { lastValidState = state }
-    return state
+    return withoutTracking(link.read)
+  }
+
+  /// What the store shows once invalid (for the root, always the current state).
+  private var lastKnownState: State {
+    if let cachedState { return cachedState }
+    return withoutTracking(link.read)!
+  }
+
+  /// Mutates the state in place through the tree, when the path allows writing.
+  internal func modifyState(_ body: (inout State) -> Void) -> Bool {
+    isValid && link.modify(body)
   }
 
   // MARK: Sending
@@ -194,14 +204,14 @@ public final class Store<State, Action>: Identifiable {
       tree.diagnostics.report(
         StoreDiagnostic(
           kind: .actionSentToInvalidStore,
-          message: "Observant: dropped action \(action) sent to invalid store \(self.describedPath): its state is gone."))
+          message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
       return
     }
-    if !forward(action) {
+    if !link.forward(action) {
       tree.diagnostics.report(
         StoreDiagnostic(
           kind: .actionSentToDeallocatedStore,
-          message: "Observant: dropped action \(action) sent to store \(self.describedPath): its root store was deallocated."))
+          message: "Observant: dropped action \(action) sent to store \(describedPath): its root store was deallocated."))
     }
   }
 
@@ -226,13 +236,13 @@ public final class Store<State, Action>: Identifiable {
   /// Returns how many further stores were examined.
   @discardableResult
   internal func acceptCommittedState(_ state: State) -> Int {
-    lastValidState = state
-    let newIdentity = stateIdentity(of: state)
+    if root == nil { cachedState = state }
+    let newIdentity = observableStateID(of: state)
     // Observable state with the same identity reports its own field changes; anything else that
     // reached here (a new value, or plain state whose slot changed) is news for the readers.
     if let newIdentity, newIdentity == identity { return 0 }
     identity = newIdentity
-    registrar.withMutation(keyPath: \Store.state) {}
+    registrar?.withMutation(of: Self.identityField) {}
     var examined = 0
     for scope in scopes.values {
       if let examinable = scope as? any Examinable { examined += examinable.examine() }
@@ -257,12 +267,11 @@ extension Store: StoreNode {
   internal func invalidate() {
     guard isValid else { return }
     isValid = false
-    readGuard.invalidate()
+    readGuard?.invalidate()
     slotObserver?.cancel()
     slotObserver = nil
     trackSlots = nil
-    detach?()
-    detach = nil
+    link.detach(self)
     let cached = scopes.values
     scopes = [:]
     for scope in cached { scope.invalidate() }

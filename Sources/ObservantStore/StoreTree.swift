@@ -78,14 +78,3 @@ internal struct PendingExamination: @unchecked Sendable {
 
   init(_ target: any Examinable) { self.target = target }
 }
-
-/// The `ObservableStateID` of `value` if it is observable state: what a store compares to tell a
-/// child mutated in place from a child replaced by a new value.
-internal func stateIdentity<Value>(of value: Value) -> ObservableStateID? {
-  guard let stateType = Value.self as? any ObservableState.Type else { return nil }
-  return openStateIdentity(stateType, value)
-}
-
-private func openStateIdentity<State: ObservableState, Value>(_: State.Type, _ value: Value) -> ObservableStateID {
-  (value as! State).observableStateID
-}

@@ -102,3 +102,27 @@ struct IdentifiedArrayJournalTests {
     #expect(evens.structuralChanges(since: start) == StructuralChanges(removed: [1, 3]))
   }
 }
+
+@Suite("IdentifiedArray ids version")
+struct IdentifiedArrayIDsVersionTests {
+  @Test("idsVersion changes when ids or their order change, not when an element is replaced or mutated")
+  func idsVersion() {
+    var array = IdentifiedArrayOf<Model>(uniqueElements: (1...4).map { Model($0) })
+    var stamp = array.idsVersion
+    array[id: 2]?.count += 1
+    array[id: 3] = Model(3)  // replaced: structural, but the ids stay
+    array[0] = Model(1)
+    #expect(array.idsVersion == stamp)
+    array.append(Model(5))
+    #expect(array.idsVersion != stamp)
+    stamp = array.idsVersion
+    array.move(from: 0, to: 2)
+    #expect(array.idsVersion != stamp)
+    stamp = array.idsVersion
+    array.remove(id: 4)
+    #expect(array.idsVersion != stamp)
+    stamp = array.idsVersion
+    array.append(Model(2))  // present: nothing changes
+    #expect(array.idsVersion == stamp)
+  }
+}

@@ -141,3 +141,19 @@ extension ObservableState {
     }
   }
 }
+
+/// The `ObservableStateID` of `value` if its type is `ObservableState`, otherwise `nil`: for
+/// generic code (a store comparing states it knows nothing about). The type test is answered
+/// from a per-type cache, not a runtime conformance lookup each time.
+@inlinable
+public func observableStateID<Value>(of value: Value) -> ObservableStateID? {
+  guard _TypeTraits.modification(of: Value.self) & _TypeTraits.inPlaceIdentity != 0,
+    let stateType = Value.self as? any ObservableState.Type
+  else { return nil }
+  return _openObservableStateID(stateType, value)
+}
+
+@inlinable
+internal func _openObservableStateID<State: ObservableState, Value>(_: State.Type, _ value: Value) -> ObservableStateID {
+  (value as! State).observableStateID
+}

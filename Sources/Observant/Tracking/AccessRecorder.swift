@@ -196,3 +196,10 @@ internal func _recordAccess(
     recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, label) }
   }
 }
+
+/// Whether a tracking scope is recording reads on this thread right now: owners that would
+/// allocate something only for a tracked read (a store's identity slot) ask first.
+///
+/// - Complexity: O(1): one thread-local load.
+@inlinable
+public var isTrackingAccesses: Bool { ThreadLocal.isTracking }

@@ -1,13 +1,14 @@
 /// How the runtime identifies a field within one registrar.
 ///
-/// Two kinds share one identity space:
+/// Three kinds share one identity space, told apart by the two low bits:
 /// - a key path object (accessors of `ObservableState`, and the registrar's key-path API): its
-///   address, which is even. Equal literals in one module are one object; distinct objects that
-///   are `==` are resolved by the observer table.
-/// - a stored property of a class (`@Tracked`): its byte offset in the object, tagged odd. The
+///   address (aligned: low bits 00). Equal literals in one module are one object; distinct
+///   objects that are `==` are resolved by the observer table.
+/// - a stored property of a class (`@Tracked`): its byte offset in the object (tag 01). The
 ///   compiler hands `@Tracked` its key paths as arguments it must build on every access (two
 ///   runtime calls and two releases, even when untracked), so the wrapper never uses them; the
 ///   storage address is folded to a constant offset.
+/// - a numbered field of an owner that tracks fields without key paths (`TrackedField`, tag 10).
 ///
 /// `@unchecked Sendable`: key paths are immutable objects the standard library does not mark.
 @usableFromInline
@@ -23,13 +24,19 @@ internal struct FieldKey: @unchecked Sendable {
 
   @inlinable
   init(storedPropertyOffset offset: Int) {
-    self.identity = UInt(bitPattern: offset) << 1 | 1
+    self.identity = UInt(bitPattern: offset) << 2 | 1
+    self.keyPath = nil
+  }
+
+  @inlinable
+  init(numberedField number: Int) {
+    self.identity = UInt(bitPattern: number) << 2 | 2
     self.keyPath = nil
   }
 
   /// The byte offset of a `@Tracked` field's storage, if this is one.
   var storedPropertyOffset: Int? {
-    identity & 1 == 1 ? Int(bitPattern: identity >> 1) : nil
+    identity & 3 == 1 ? Int(bitPattern: identity >> 2) : nil
   }
 
   func isSameObject(as other: FieldKey) -> Bool { identity == other.identity }

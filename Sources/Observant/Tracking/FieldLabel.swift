@@ -14,11 +14,15 @@ internal enum FieldLabel: @unchecked Sendable {
   case storedProperty(AnyObject.Type)
   /// No name was given: derive one from the key path.
   case keyPath
+  /// A numbered field (`TrackedField`): its name and the type that owns it.
+  case owned(StaticString, Any.Type)
 
   /// The name of the type that declares the field.
   func typeName(for key: FieldKey) -> String {
     switch self {
     case .storedProperty(let type):
+      return String(describing: type)
+    case .owned(_, let type):
       return String(describing: type)
     case .name, .keyPath:
       guard let keyPath = key.keyPath else { return "?" }
@@ -29,7 +33,7 @@ internal enum FieldLabel: @unchecked Sendable {
   /// The field name, e.g. `count`.
   func fieldName(for key: FieldKey) -> String {
     switch self {
-    case .name(let name):
+    case .name(let name), .owned(let name, _):
       return name.description
     case .storedProperty(let type):
       guard let offset = key.storedPropertyOffset else { return "?" }

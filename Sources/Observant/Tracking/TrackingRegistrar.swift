@@ -82,7 +82,24 @@ public final class TrackingRegistrar: Sendable {
     _recordAccess(self, FieldKey(keyPath), name.map(FieldLabel.name) ?? .keyPath)
   }
 
+  /// Records a read of a numbered field (see `TrackedField`).
+  ///
+  /// - Complexity: O(1) when no scope is active (one thread-local load). Builds no key path.
+  @inlinable
+  public func access(_ field: TrackedField) {
+    _recordAccess(self, FieldKey(numberedField: field.number), .owned(field.name, field.owner))
+  }
+
   // MARK: Writes
+
+  /// Notifies the observers of a numbered field that it changed (see `TrackedField`); runs
+  /// `mutation` in between.
+  public func withMutation<Result>(of field: TrackedField, _ mutation: () throws -> Result) rethrows -> Result {
+    guard hasObservers else { return try mutation() }
+    let opened = _willChange(FieldKey(numberedField: field.number), values: { nil })
+    defer { if opened { _didChange() } }
+    return try mutation()
+  }
 
   /// Notifies the observers of `keyPath` that it is about to change. Pair every call with
   /// `didSet(keyPath:)` after the value is stored; prefer `withMutation(keyPath:_:)`, which pairs

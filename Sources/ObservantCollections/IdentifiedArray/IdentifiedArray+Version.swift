@@ -30,6 +30,17 @@ extension IdentifiedArray {
   @inlinable
   public var structuralVersion: UInt64 { _structuralVersion }
 
+  /// A stamp that changes whenever the ids or their order change: insertions, removals and
+  /// reorderings, but not replacing an element by another value with the same id.
+  ///
+  /// Contract: if `a.idsVersion == b.idsVersion`, then `a.ids == b.ids` (same ids, same order). An
+  /// owner that shows one entry per id (a list of rows, each with its own store) depends on this
+  /// stamp, not on ``structuralVersion``: a replaced element is its entry's business.
+  ///
+  /// - Complexity: O(1)
+  @inlinable
+  public var idsVersion: UInt64 { _idsVersion }
+
   /// Whether the two arrays have the same structure: the same ids in the same order and, for
   /// ``InstanceIdentifiable`` elements, the same element instances (see ``structuralVersion``).
   ///
@@ -63,12 +74,14 @@ extension IdentifiedArray {
   @inlinable
   internal mutating func _structureDidChange(
     removed: @autoclosure () -> [ID] = [],
-    replaced: @autoclosure () -> [ID] = []
+    replaced: @autoclosure () -> [ID] = [],
+    keepingIDs: Bool = false
   ) {
     let oldVersion = _structuralVersion
     let stamp = _VersionStamp.next()
     _version = stamp
     _structuralVersion = stamp
+    if !keepingIDs { _idsVersion = stamp }
     _journal(from: oldVersion, removed: removed(), replaced: replaced())
   }
 
@@ -87,7 +100,7 @@ extension IdentifiedArray {
       _contentDidChange()
     } else {
       let replacedID = _journal == nil ? [] : [_id(at: offset)]
-      _structureDidChange(replaced: replacedID)
+      _structureDidChange(replaced: replacedID, keepingIDs: true)
     }
   }
 

@@ -56,6 +56,10 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   @usableFromInline
   internal var _structuralVersion: UInt64
 
+  /// Refreshed when the ids or their order change; see ``idsVersion``.
+  @usableFromInline
+  internal var _idsVersion: UInt64
+
   /// The record of structural changes, once ``recordStructuralChanges()`` started it.
   @usableFromInline
   internal var _journal: _StructuralJournal<ID>?
@@ -71,6 +75,7 @@ public struct IdentifiedArray<ID: Hashable, Element> {
     let stamp = elements.isEmpty ? _VersionStamp.empty : _VersionStamp.next()
     _version = stamp
     _structuralVersion = stamp
+    _idsVersion = stamp
     _journal = nil
   }
 }
