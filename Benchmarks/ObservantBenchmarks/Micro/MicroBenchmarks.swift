@@ -85,16 +85,27 @@ enum MicroBenchmarks {
     }
 
     do {
-      let observantModel = ObservantCounter()
-      let appleModel = AppleCounter()
+      // Through the same ring as the reads: a loop of writes to one object would let the
+      // optimizer keep only the last store.
+      let observantRing = (0..<ringSize).map { _ in ObservantCounter() }
+      let appleRing = (0..<ringSize).map { _ in AppleCounter() }
       add(
-        "write-no-observers", "write one field nobody observes",
+        "write-no-observers", "write one field nobody observes (a ring of \(ringSize) objects)",
         observant: Workload { operations in
-          for value in 0..<operations { observantModel.count = value }
+          for value in 0..<operations { observantRing[value & mask].count = value }
         },
         apple: Workload { operations in
-          for value in 0..<operations { appleModel.count = value }
+          for value in 0..<operations { appleRing[value & mask].count = value }
         })
+      progress("plain-write")
+      let plainRing = (0..<ringSize).map { _ in PlainCounter() }
+      let plainWrite = timing.nanosecondsPerOperation { operations in
+        for value in 0..<operations { plainRing[value & mask].count = value }
+      }
+      results.append(
+        MicroResult(
+          name: "plain-write", observant: plainWrite, apple: plainWrite, unit: "ns",
+          summary: "write a plain stored property, same ring (the floor for both)"))
     }
 
     for observers in [1, 10, 100] {

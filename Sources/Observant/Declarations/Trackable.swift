@@ -53,22 +53,27 @@ public struct Tracked<Value> {
     // direct field access (and the field's identity into a constant storage offset) once these
     // accessors are inlined into the property's synthesized accessors, where the key paths are
     // literals. Hence `@inline(__always)`, and slow paths kept out of line.
+    //
+    // Plain reads and writes go through the storage's address without a formal access: no
+    // dynamic exclusivity check (a runtime call and a thread-local lookup per access) and no
+    // retain. They are instantaneous and never overlap an access of this library's own: observers
+    // run outside every access, and only `_modify` holds one (checked as usual) across user code.
     @inline(__always)
     get {
-      _recordAccess(
-        object.trackingRegistrar, _fieldKey(object, storageKeyPath), .storedProperty(Object.self))
-      return object[keyPath: storageKeyPath].value
+      let storage = _storage(object, storageKeyPath)
+      _recordAccess(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self))
+      return storage.pointee.value
     }
     @inline(__always)
     set {
       let registrar = object.trackingRegistrar
+      let storage = _storage(object, storageKeyPath)
       var opened = false
       if registrar.hasObservers {
-        // Observers run before the store, outside any access: an observer may read the object.
-        opened = registrar._announceWrite(
-          _fieldKey(object, storageKeyPath), from: object[keyPath: storageKeyPath].value, to: newValue)
+        // Observers run before the store: an observer may read the old value.
+        opened = registrar._announceWrite(_fieldKey(object, storage), from: storage.pointee.value, to: newValue)
       }
-      object[keyPath: storageKeyPath].value = newValue
+      storage.pointee.value = newValue
       if opened { registrar._didChange() }
     }
     @inline(__always)
@@ -108,9 +113,22 @@ public struct Tracked<Value> {
   internal static func _fieldKey<Object: AnyObject>(
     _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> FieldKey {
+    _fieldKey(object, _storage(object, storageKeyPath))
+  }
+
+  @inlinable @inline(__always)
+  internal static func _fieldKey<Object: AnyObject>(_ object: Object, _ storage: UnsafeMutablePointer<Self>) -> FieldKey {
     let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-    let offset = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { UnsafeRawPointer($0) - base }
-    return FieldKey(storedPropertyOffset: offset)
+    return FieldKey(storedPropertyOffset: UnsafeRawPointer(storage) - base)
+  }
+
+  /// The address of the storage inside `object` (which keeps it alive), taken without a formal
+  /// access; valid while `object` is.
+  @inlinable @inline(__always)
+  internal static func _storage<Object: AnyObject>(
+    _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> UnsafeMutablePointer<Self> {
+    _withUnprotectedUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { $0 }
   }
 }
 

@@ -2,8 +2,11 @@
 ///
 /// The core, not the registrar, is held: a recorder never keeps an observed object's registrar
 /// alive, and a core cannot be deallocated (and its address reused) while an access holds it.
-internal struct Access {
+/// `@unchecked Sendable`: the address is an identity, never dereferenced except through `core`.
+internal struct Access: @unchecked Sendable {
   let core: RegistrarCore
+  /// `core`'s address, compared without touching its reference count.
+  let coreAddress: UnsafeMutableRawPointer
   let key: FieldKey
   let label: FieldLabel
   /// The run of the owning recorder that last read this field (reactions drop dependencies a
@@ -23,19 +26,20 @@ internal struct AccessKey: Hashable {
 /// Receives the accesses of a running tracking scope.
 ///
 /// A tracked read costs one TLS load in the accessor, then here: a comparison with the previous
-/// access (repeated reads of one field stop there), a linear scan of a few earlier accesses or a
-/// hash lookup of two identities beyond that, and, for a new field, one append. No `AnyKeyPath`
-/// is hashed: equal key paths that are distinct objects are resolved by the observer table, once,
-/// when an observer is installed.
+/// access (repeated reads of one field stop there, without touching a reference count), a short
+/// scan of the first few accesses or a probe of a small open-addressed index beyond that, and,
+/// for a new field, one append. No `AnyKeyPath` is hashed, nor anything with SipHash: identity is
+/// the pair (observer table address, field identity); equal key paths that are distinct objects
+/// are resolved by the observer table, once, when an observer is installed.
 @usableFromInline
 internal final class AccessRecorder {
   // Thread-confined: a recorder is used only by the thread running its scope, so the dynamic
   // exclusivity checks Swift would emit for these class properties buy nothing on a hot path.
   @exclusivity(unchecked) private(set) var accesses: ContiguousArray<Access> = []
-  @exclusivity(unchecked) private var index: [AccessKey: Int] = [:]
-  /// The registrar of the previous access, held so its identity cannot be reused by another
-  /// object while it is the fast-path key.
-  @usableFromInline @exclusivity(unchecked) internal var lastRegistrar: TrackingRegistrar?
+  @exclusivity(unchecked) private var index = AccessIndex()
+  /// The observer table of the previous access. Only compared, and valid as an identity because
+  /// `accesses` retains that table (so its address cannot be reused meanwhile).
+  @usableFromInline @exclusivity(unchecked) internal var lastCore: UnsafeMutableRawPointer?
   @usableFromInline @exclusivity(unchecked) internal var lastKey: UInt = 0
   /// The guard the previous access was recorded under.
   @usableFromInline @exclusivity(unchecked) internal var lastGuard: TrackingGuard?
@@ -49,7 +53,7 @@ internal final class AccessRecorder {
   /// closes the window between reading a field and observing it).
   private let onNewAccess: ((Access) -> Void)?
 
-  private static var indexThreshold: Int { 8 }
+  private static var scanLimit: Int { 8 }
 
   init(onNewAccess: ((Access) -> Void)? = nil) {
     self.onNewAccess = onNewAccess
@@ -57,11 +61,13 @@ internal final class AccessRecorder {
 
   var isEmpty: Bool { accesses.isEmpty }
 
-  /// Records a read. A repeated read of the previous field returns after two comparisons
+  /// Records a read. A repeated read of the previous field returns after three comparisons
   /// (inlined into the accessor).
   @inlinable @inline(__always)
   func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
-    if registrar === lastRegistrar && key.identity == lastKey && currentGuard === lastGuard { return }
+    if let core = registrar._coreAddress, core == lastCore, key.identity == lastKey, currentGuard === lastGuard {
+      return
+    }
     recordNew(registrar, key, label)
   }
 
@@ -74,16 +80,20 @@ internal final class AccessRecorder {
 
   @usableFromInline
   func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ label: FieldLabel) {
-    lastRegistrar = registrar
+    let address = registrar._coreAddress ?? Unmanaged.passUnretained(registrar.core).toOpaque()
+    lastCore = address
     lastKey = key.identity
-    lastGuard = currentGuard
-    record(registrar.core, key, label)
+    if lastGuard !== currentGuard { lastGuard = currentGuard }
+    // The registrar keeps its core alive for the duration of this call.
+    Unmanaged<RegistrarCore>.fromOpaque(address)._withUnsafeGuaranteedRef { record($0, address, key, label) }
   }
 
   private func record(_ core: RegistrarCore, _ key: FieldKey, _ label: FieldLabel) {
-    let coreID = ObjectIdentifier(core)
-    let accessKey = AccessKey(registrar: coreID, key: key.identity)
-    if let position = position(of: accessKey) {
+    record(core, Unmanaged.passUnretained(core).toOpaque(), key, label)
+  }
+
+  private func record(_ core: RegistrarCore, _ address: UnsafeMutableRawPointer, _ key: FieldKey, _ label: FieldLabel) {
+    if let position = position(of: address, key.identity) {
       let firstReadThisRun = accesses[position].generation != generation
       accesses[position].generation = generation
       let old = accesses[position].guardedBy
@@ -95,28 +105,24 @@ internal final class AccessRecorder {
       }
       return
     }
-    let access = Access(core: core, key: key, label: label, generation: generation, guardedBy: currentGuard)
+    let access = Access(
+      core: core, coreAddress: address, key: key, label: label, generation: generation, guardedBy: currentGuard)
     if currentGuard != nil { guardedCount += 1 }
     accesses.append(access)
-    if !index.isEmpty {
-      index[accessKey] = accesses.count - 1
-    } else if accesses.count > Self.indexThreshold {
-      rebuildIndex()
+    if accesses.count > Self.scanLimit {
+      if index.isEmpty {
+        index.rebuild(accesses)
+      } else {
+        index.insert(accesses.count - 1, in: accesses)
+      }
     }
     onNewAccess?(access)
   }
 
-  private func position(of key: AccessKey) -> Int? {
-    if !index.isEmpty { return index[key] }
-    return accesses.firstIndex { ObjectIdentifier($0.core) == key.registrar && $0.key.identity == key.key }
-  }
-
-  private func rebuildIndex() {
-    index.removeAll(keepingCapacity: true)
-    guard accesses.count > Self.indexThreshold else { return }
-    index.reserveCapacity(accesses.count)
-    for (position, access) in accesses.enumerated() {
-      index[AccessKey(registrar: ObjectIdentifier(access.core), key: access.key.identity)] = position
+  private func position(of address: UnsafeMutableRawPointer, _ key: UInt) -> Int? {
+    if !index.isEmpty { return index.find(address, key, in: accesses) }
+    return accesses.withUnsafeBufferPointer { accesses in
+      accesses.firstIndex { $0.coreAddress == address && $0.key.identity == key }
     }
   }
 
@@ -124,12 +130,12 @@ internal final class AccessRecorder {
   /// `endRun()` drops the ones this run did not read.
   func beginRun() {
     generation &+= 1
-    lastRegistrar = nil
+    lastCore = nil
   }
 
   /// Ends a run: removes and returns the accesses the run did not read.
   func endRun() -> ContiguousArray<Access> {
-    lastRegistrar = nil
+    lastCore = nil
     let current = generation
     guard accesses.contains(where: { $0.generation != current }) else { return [] }
     var stale: ContiguousArray<Access> = []
@@ -139,7 +145,8 @@ internal final class AccessRecorder {
       return true
     }
     guardedCount -= stale.lazy.filter { $0.guardedBy != nil }.count
-    rebuildIndex()
+    index.removeAll()
+    if accesses.count > Self.scanLimit { index.rebuild(accesses) }
     return stale
   }
 
@@ -147,8 +154,8 @@ internal final class AccessRecorder {
   func removeAll() -> ContiguousArray<Access> {
     let all = accesses
     accesses = []
-    index = [:]
-    lastRegistrar = nil
+    index = AccessIndex()
+    lastCore = nil
     guardedCount = 0
     return all
   }
@@ -163,8 +170,9 @@ internal final class AccessRecorder {
   /// Empties the recorder for reuse, keeping its storage.
   func reset() {
     accesses.removeAll(keepingCapacity: true)
-    if !index.isEmpty { index.removeAll(keepingCapacity: true) }
-    lastRegistrar = nil
+    index.removeAll()
+    lastCore = nil
+    lastGuard = nil
     generation = 1
     currentGuard = nil
     guardedCount = 0
@@ -175,6 +183,61 @@ internal final class AccessRecorder {
     for access in other.accesses {
       record(access.core, access.key, access.label)
     }
+  }
+}
+
+/// Positions of accesses by (observer table, field): open addressing with linear probing over a
+/// power-of-two table of positions, hashed by a multiply-shift of the two identities. Cheaper
+/// than `Dictionary`, whose SipHash dominated reads of many fields.
+internal struct AccessIndex {
+  private var slots: [Int32] = []
+  private var shift = 64
+
+  var isEmpty: Bool { slots.isEmpty }
+
+  private func slot(_ address: UnsafeMutableRawPointer, _ key: UInt) -> Int {
+    let mixed = (UInt(bitPattern: address) ^ (key &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+    return Int(truncatingIfNeeded: mixed >> UInt(shift))
+  }
+
+  func find(_ address: UnsafeMutableRawPointer, _ key: UInt, in accesses: ContiguousArray<Access>) -> Int? {
+    let mask = slots.count - 1
+    var slot = self.slot(address, key)
+    return accesses.withUnsafeBufferPointer { accesses in
+      while true {
+        let position = Int(slots[slot])
+        if position < 0 { return nil }
+        if accesses[position].coreAddress == address && accesses[position].key.identity == key { return position }
+        slot = (slot + 1) & mask
+      }
+    }
+  }
+
+  mutating func insert(_ position: Int, in accesses: ContiguousArray<Access>) {
+    if (position + 1) * 2 > slots.count {
+      rebuild(accesses)
+      return
+    }
+    place(position, accesses[position])
+  }
+
+  mutating func rebuild(_ accesses: ContiguousArray<Access>) {
+    var capacity = 16
+    while capacity < accesses.count * 2 { capacity *= 2 }
+    slots = [Int32](repeating: -1, count: capacity)
+    shift = 64 - capacity.trailingZeroBitCount
+    for (position, access) in accesses.enumerated() { place(position, access) }
+  }
+
+  private mutating func place(_ position: Int, _ access: Access) {
+    let mask = slots.count - 1
+    var slot = self.slot(access.coreAddress, access.key.identity)
+    while slots[slot] >= 0 { slot = (slot + 1) & mask }
+    slots[slot] = Int32(truncatingIfNeeded: position)
+  }
+
+  mutating func removeAll() {
+    if !slots.isEmpty { slots = [] }
   }
 }
 

@@ -6,6 +6,7 @@ import Synchronization
 /// keep its registrar alive, so the registrar goes away with its object, and its `deinit` empties
 /// the core (`ownerDidDeinit`), which releases every observer entry. No weak references are
 /// involved (they would move every retain and release of the object to a slow path).
+@usableFromInline
 internal final class RegistrarCore: @unchecked Sendable {
   private struct State {
     var table = ObserverTable()

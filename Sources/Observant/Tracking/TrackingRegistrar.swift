@@ -27,7 +27,8 @@ public final class TrackingRegistrar: Sendable {
   internal let observerCount: Atomic<Int>
 
   /// The observer table, created on first use (+1 while stored).
-  private let storedCore: Atomic<Unmanaged<RegistrarCore>?>
+  @usableFromInline
+  internal let storedCore: Atomic<Unmanaged<RegistrarCore>?>
 
   /// Creates a registrar with a fresh identity.
   ///
@@ -53,6 +54,13 @@ public final class TrackingRegistrar: Sendable {
     if exchanged { return created.takeUnretainedValue() }
     created.release()
     return winner!.takeUnretainedValue()
+  }
+
+  /// The address of the observer table, if one was made (compared by recorders, never
+  /// dereferenced by them).
+  @inlinable
+  internal var _coreAddress: UnsafeMutableRawPointer? {
+    storedCore.load(ordering: .acquiring)?.toOpaque()
   }
 
   /// The observer table if a field was ever tracked.
