@@ -1,6 +1,12 @@
 import Observant
 import ObservantStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One transaction of a session: mutations applied together (relative to the node at `target`).
 struct FuzzTransaction: CustomStringConvertible {
   /// Store mode: the store that sends (its node's path); plain mode: always the root.
@@ -23,6 +29,8 @@ enum FuzzProblem: String {
   case ranThroughInvalidStore = "ran through an invalid store"
   /// A send reached the diagnostics (the session sends only to valid stores).
   case droppedSend = "a send was dropped"
+  /// It re-ran although everything it read is as it was (values and identities).
+  case redundantRun = "re-ran although nothing it read changed"
 }
 
 struct FuzzFailure: Error, CustomStringConvertible {
@@ -160,6 +168,8 @@ private final class World {
   var statistics = FuzzStatistics()
   /// Whether a run through an invalid store fails the session (otherwise it is counted).
   var strictInvalidStores = true
+  /// A redundant re-run is a failure unless OBSERVANT_FUZZ_STRICT=0 (then it is only counted).
+  var strictRedundancy = getenv("OBSERVANT_FUZZ_STRICT").map { String(cString: $0) != "0" } ?? true
 
   init(seed: UInt64, mode: FuzzMode, renderCount: Int) {
     self.mode = mode
@@ -246,6 +256,9 @@ private final class World {
           expected: expected.joined(separator: " | "), shown: render.shown.joined(separator: " | "))
       }
       if runs > 0 && render.shown == old.shown {
+        if strictRedundancy {
+          return Problem(kind: .redundantRun, render: render.spec.description, expected: "no run", shown: "\(runs) run")
+        }
         statistics.redundantRuns += 1
         if statistics.redundantExamples.count < 12 {
           statistics.redundantExamples.append("\(mode): \(render.spec) after [\(change)] shows \(render.shown)")

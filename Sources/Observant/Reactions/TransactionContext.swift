@@ -71,7 +71,9 @@ internal final class TransactionContext {
   @exclusivity(unchecked) private var changes: ContiguousArray<ChangeRecord> = []
   @exclusivity(unchecked) private var changeIndex: [AccessKey: Int] = [:]
   /// Writes announced through the public `willSet(keyPath:)` awaiting their `didSet(keyPath:)`.
-  @exclusivity(unchecked) private var pendingDidSets: [AccessKey] = []
+  /// The key is kept whole so that a `didSet` given an equal key path that is another object
+  /// still finds its `willSet`.
+  @exclusivity(unchecked) private var pendingDidSets: [(registrar: ObjectIdentifier, key: FieldKey)] = []
   /// Reactions scheduled by `invalidate()`.
   @exclusivity(unchecked) private var invalidated: [DirtyReaction] = []
   /// A recorder for one-shot scopes, reused so they allocate none.
@@ -109,12 +111,15 @@ internal final class TransactionContext {
   }
 
   func pushPendingDidSet(_ registrar: TrackingRegistrar, _ key: FieldKey) {
-    pendingDidSets.append(AccessKey(registrar: ObjectIdentifier(registrar), key: key.identity))
+    pendingDidSets.append((ObjectIdentifier(registrar), key))
   }
 
   func popPendingDidSet(_ registrar: TrackingRegistrar, _ key: FieldKey) {
-    let accessKey = AccessKey(registrar: ObjectIdentifier(registrar), key: key.identity)
-    guard let position = pendingDidSets.lastIndex(of: accessKey) else { return }
+    let registrar = ObjectIdentifier(registrar)
+    guard
+      let position = pendingDidSets.lastIndex(where: { $0.registrar == registrar && $0.key.isSameObject(as: key) })
+        ?? pendingDidSets.lastIndex(where: { $0.registrar == registrar && $0.key.isEqual(to: key) })
+    else { return }
     pendingDidSets.remove(at: position)
     end()
   }

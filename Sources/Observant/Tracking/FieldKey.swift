@@ -2,8 +2,10 @@
 ///
 /// Three kinds share one identity space, told apart by the two low bits:
 /// - a key path object (accessors of `ObservableState`, and the registrar's key-path API): its
-///   address (aligned: low bits 00). Equal literals in one module are one object; distinct
-///   objects that are `==` are resolved by the observer table.
+///   address (aligned: low bits 00). An accessor's literal is usually one object, but not
+///   always: an optimized build may instantiate it once per function it is inlined into. Distinct
+///   objects that are `==` are resolved by the observer table, whose slot key is the one identity
+///   a transaction records a field's writes under.
 /// - a stored property of a class (`@Tracked`): its byte offset in the object (tag 01). The
 ///   compiler hands `@Tracked` its key paths as arguments it must build on every access (two
 ///   runtime calls and two releases, even when untracked), so the wrapper never uses them; the

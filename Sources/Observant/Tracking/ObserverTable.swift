@@ -1,11 +1,12 @@
 /// The observers of one registrar, grouped by field. Guarded by the registrar's mutex.
 ///
-/// Lookups go by key-path object identity: equal literals in one module are one object, so the
+/// Lookups go by key-path object identity: an accessor's literal is usually one object, so the
 /// common case is a pointer comparison (a linear scan while the object has few observed fields, a
 /// hash of the pointer beyond that). Equal key paths that are distinct objects (literals in
-/// different modules) are resolved once with `==` and remembered as aliases; a key path with no
-/// observers is remembered as a miss until a new field gets observers, so writes to unobserved
-/// fields of an observed object do not compare key paths repeatedly.
+/// different modules, or one literal inlined into several functions of an optimized build) are
+/// resolved once with `==` and remembered as aliases; a key path with no observers is remembered
+/// as a miss until a new field gets observers, so writes to unobserved fields of an observed
+/// object do not compare key paths repeatedly.
 ///
 /// Slots are never removed (an object has a bounded number of fields), which keeps slot indices
 /// stable. Within a slot, observers are kept in an array for cheap snapshots and notification;
@@ -122,13 +123,16 @@ internal struct ObserverTable {
 
   /// The observers of `key` at this moment (sharing the slot's storage: no copy is made unless
   /// the slot changes while the snapshot is alive).
-  mutating func observers(of key: FieldKey) -> ObserverSnapshot {
-    guard let index = slotIndex(for: key) else { return .none }
+  ///
+  /// Also returns the slot's own key: the one identity under which a transaction records writes
+  /// of this field, whichever equal key path object the writer used.
+  mutating func observers(of key: FieldKey) -> (observers: ObserverSnapshot, key: FieldKey) {
+    guard let index = slotIndex(for: key) else { return (.none, key) }
     let observers = slots[index].observers
     switch observers.count {
-    case 0: return .none
-    case 1: return .one(observers[0])
-    default: return .many(observers)
+    case 0: return (.none, key)
+    case 1: return (.one(observers[0]), slots[index].key)
+    default: return (.many(observers), slots[index].key)
     }
   }
 

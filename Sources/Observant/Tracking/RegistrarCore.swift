@@ -65,8 +65,8 @@ internal final class RegistrarCore: @unchecked Sendable {
   ///
   /// - Returns: whether an implicit transaction was opened.
   func willChange(_ key: FieldKey, values: () -> ChangeValues?) -> Bool {
-    let observers = state.withLock { $0.table.observers(of: key) }
-    return notify(observers, key, values)
+    let (observers, canonicalKey) = state.withLock { $0.table.observers(of: key) }
+    return notify(observers, canonicalKey, values)
   }
 
   /// Notifies every observer of every field. Returns whether a transaction was opened.
