@@ -30,10 +30,10 @@ let package = Package(
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
     .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
-    .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections"]),
+    .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "_BenchmarkShims"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
-    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant"]),
+    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "_BenchmarkShims"]),
   ],
   swiftLanguageModes: [.v6]
 )

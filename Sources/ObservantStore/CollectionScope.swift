@@ -17,6 +17,8 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
   private var registrar: TrackingRegistrar?
   let examinationOrder: Int
   private var isValid = true
+  /// The collection's place in the tree; its element stores add their id.
+  private let location: StoreLocation
 
   private static var idsField: TrackedField { TrackedField(0, name: "ids", owner: CollectionScope.self) }
 
@@ -30,8 +32,13 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     self.keyPath = keyPath
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
+    let parentLocation = parent.location
+    let parentState = parent.currentStateIfPresent
+    self.location = withoutTracking {
+      parentState.map { parentLocation.appending(keyPath, reading: $0) } ?? parentLocation
+    }
     self.observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
-    if let parentState = parent.currentStateIfPresent {
+    if let parentState {
       let elements = track(parentState)
       lastStructuralVersion = elements.structuralVersion
       lastIDsVersion = elements.idsVersion
@@ -69,7 +76,8 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     if let cached = stores[id] { return cached }
     let keyPath = self.keyPath
     let current = withoutTracking { parent?.currentStateIfPresent?[keyPath: keyPath][id: id] }
-    let link = ElementLink(parent: parent, scope: self, keyPath: keyPath, id: id, embed: embed)
+    let link = ElementLink(
+      parent: parent, scope: self, keyPath: keyPath, id: id, embed: embed, collectionLocation: location)
     let store = Store(tree: tree, link: link, initialState: current ?? fallback)
     guard isValid, current != nil else {
       store.invalidate()

@@ -12,14 +12,20 @@ internal final class RootProcessor<State, Action> {
   unowned(unsafe) var store: Store<State, Action>!
   private var isProcessing = false
   private var queue: [Action] = []
+  /// How many actions one drain of the queue may process (see `Store.init`).
+  private let maximumActionsPerSend: Int
   /// Tasks of `.run` effects, cancelled when the root store goes away (from its nonisolated
   /// `deinit`, hence a lock rather than main-actor isolation).
   let tasks = EffectTasks()
 
-  init(state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, tree: StoreTree) {
+  init(
+    state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, tree: StoreTree,
+    maximumActionsPerSend: Int
+  ) {
     self.state = state
     self.reducer = reducer
     self.tree = tree
+    self.maximumActionsPerSend = maximumActionsPerSend
   }
 
   /// Processes `action`, or queues it behind the action being processed (a send from a reducer,
@@ -31,6 +37,10 @@ internal final class RootProcessor<State, Action> {
     defer { isProcessing = false }
     var index = 0
     while index < queue.count {
+      if index == maximumActionsPerSend {
+        reportRunaway(processed: index, dropped: queue[index...])
+        break
+      }
       let action = queue[index]
       index += 1
       let effect = transaction {
@@ -49,6 +59,20 @@ internal final class RootProcessor<State, Action> {
       run(effect)
     }
     queue.removeAll(keepingCapacity: true)
+  }
+
+  /// One send led to more actions than allowed: every processed action was committed; the rest
+  /// of the queue is dropped and reported.
+  private func reportRunaway(processed: Int, dropped: ArraySlice<Action>) {
+    let first = dropped.prefix(3).map { "\($0)" }.joined(separator: ", ")
+    let more = dropped.count > 3 ? ", …" : ""
+    tree.diagnostics.report(
+      StoreDiagnostic(
+        kind: .runawayActions,
+        message: "Observant: one send to \(store.describedPath) led to \(processed) actions in a row, the maximum; "
+          + "dropped the \(dropped.count) still queued (\(first)\(more)). Something sends an action for every "
+          + "action it sees (a reaction reading the state it changes, or an effect that always sends), so it "
+          + "would never settle. Every processed action was committed."))
   }
 
   private func run(_ effect: Effect<Action>) {

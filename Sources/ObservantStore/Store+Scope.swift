@@ -58,7 +58,10 @@ extension Store {
     embed: @escaping (ChildAction) -> Action,
     modify: ((inout State, (inout ChildState) -> Void) -> Void)?
   ) -> Store<ChildState, ChildAction> {
-    let link = ScopeLink(parent: self, key: key, extract: extract, embed: embed, modifyChild: modify)
+    let parentLocation = location
+    let childLocation = withoutTracking { parentLocation.appending(key, reading: currentState) }
+    let link = ScopeLink(
+      parent: self, key: key, extract: extract, embed: embed, modifyChild: modify, location: childLocation)
     let child = Store<ChildState, ChildAction>(tree: tree, link: link, initialState: initialState)
     scopes[key] = child
     child.watchSlots { [weak self] (observer: ChangeObserver) -> ChildState? in

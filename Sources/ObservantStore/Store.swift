@@ -69,13 +69,21 @@ public final class Store<State, Action>: Identifiable {
   ///   - reducer: mutates the state for an action, in place, and returns follow-up work.
   ///   - diagnostics: receives reports of dropped actions and per-commit statistics; shared by
   ///     every store scoped from this one. Printing to standard error by default.
+  ///   - maximumActionsPerSend: how many actions one `send` may process, counting the actions
+  ///     that reducers, `.send` effects and reactions re-run by its commits send while it runs.
+  ///     Past it the store drops what is still queued and reports `.runawayActions`: something
+  ///     that sends an action for every action it sees would otherwise never return. Must be
+  ///     positive.
   public init(
     initialState: State,
     reducer: @escaping (inout State, Action) -> Effect<Action>,
-    diagnostics: StoreDiagnostics = StoreDiagnostics()
+    diagnostics: StoreDiagnostics = StoreDiagnostics(),
+    maximumActionsPerSend: Int = 1_000
   ) {
+    precondition(maximumActionsPerSend > 0, "Store: maximumActionsPerSend must be positive, got \(maximumActionsPerSend)")
     let tree = StoreTree(diagnostics: diagnostics)
-    let root = RootProcessor(state: initialState, reducer: reducer, tree: tree)
+    let root = RootProcessor(
+      state: initialState, reducer: reducer, tree: tree, maximumActionsPerSend: maximumActionsPerSend)
     self.tree = tree
     self.examinationOrder = tree.makeOrder()
     self.root = root
@@ -108,6 +116,8 @@ public final class Store<State, Action>: Identifiable {
 
   /// Where the store is in its tree, e.g. `root.rows[id: 7]` (for diagnostics).
   internal var path: String { link.path }
+  /// Where this store is; scopes below it extend it (an element store's is its collection's).
+  internal var location: StoreLocation { link.location }
 
   // MARK: Reading
 

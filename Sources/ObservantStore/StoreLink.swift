@@ -13,14 +13,19 @@ internal class StoreLink<State, Action> {
   /// Removes `store` from its parent's cache (on invalidation).
   func detach(_ store: Store<State, Action>) {}
   /// Where the store is, for diagnostics (e.g. `root.rows[id: 7]`); built only when asked.
-  var path: String { "?" }
+  var path: String { location.description }
+  /// Where the store is; also where scopes below it are.
+  var location: StoreLocation { fatalError("StoreLink subclasses provide a location") }
 }
 
 /// The root's link: the processor owns the state.
 internal final class RootLink<State, Action>: StoreLink<State, Action> {
   unowned let processor: RootProcessor<State, Action>
+  private let rootLocation = StoreLocation.root()
 
   init(_ processor: RootProcessor<State, Action>) { self.processor = processor }
+
+  override var location: StoreLocation { rootLocation }
 
   override func read() -> State? { processor.state }
   override func forward(_ action: Action) -> Bool {
@@ -31,7 +36,6 @@ internal final class RootLink<State, Action>: StoreLink<State, Action> {
     body(&processor.state)
     return true
   }
-  override var path: String { "root" }
 }
 
 /// A child or optional scope: a key path from the parent's state.
@@ -41,12 +45,15 @@ internal final class ScopeLink<ParentState, ParentAction, State, Action>: StoreL
   let extract: (ParentState) -> State?
   let embed: (Action) -> ParentAction
   let modifyChild: ((inout ParentState, (inout State) -> Void) -> Void)?
+  private let scopeLocation: StoreLocation
 
   init(
     parent: Store<ParentState, ParentAction>, key: AnyKeyPath, extract: @escaping (ParentState) -> State?,
-    embed: @escaping (Action) -> ParentAction, modifyChild: ((inout ParentState, (inout State) -> Void) -> Void)?
+    embed: @escaping (Action) -> ParentAction, modifyChild: ((inout ParentState, (inout State) -> Void) -> Void)?,
+    location: StoreLocation
   ) {
     self.parent = parent
+    self.scopeLocation = location
     self.key = key
     self.extract = extract
     self.embed = embed
@@ -71,10 +78,7 @@ internal final class ScopeLink<ParentState, ParentAction, State, Action>: StoreL
     parent.scopes[key] = nil
   }
 
-  override var path: String {
-    let name = "\(key)"
-    return (parent?.path ?? "?") + name.drop { $0 != "." }
-  }
+  override var location: StoreLocation { scopeLocation }
 }
 
 /// An element of a collection scope: an id in an identified array of the parent's state.
@@ -84,12 +88,16 @@ internal final class ElementLink<ParentState, ParentAction, ID: Hashable, State,
   let keyPath: KeyPath<ParentState, IdentifiedArray<ID, State>>
   let id: ID
   let embed: (ID, Action) -> ParentAction
+  /// The collection's location (shared by its element stores); the id completes the path.
+  private let collectionLocation: StoreLocation
 
   init(
     parent: Store<ParentState, ParentAction>?, scope: CollectionScope<ParentState, ParentAction, ID, State, Action>,
-    keyPath: KeyPath<ParentState, IdentifiedArray<ID, State>>, id: ID, embed: @escaping (ID, Action) -> ParentAction
+    keyPath: KeyPath<ParentState, IdentifiedArray<ID, State>>, id: ID, embed: @escaping (ID, Action) -> ParentAction,
+    collectionLocation: StoreLocation
   ) {
     self.parent = parent
+    self.collectionLocation = collectionLocation
     self.scope = scope
     self.keyPath = keyPath
     self.id = id
@@ -108,8 +116,13 @@ internal final class ElementLink<ParentState, ParentAction, ID: Hashable, State,
     scope?.forget(id, store)
   }
 
-  override var path: String {
-    let name = "\(keyPath)"
-    return (parent?.path ?? "?") + name.drop { $0 != "." } + "[id: \(id)]"
+  /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
+  private var elementLocation: StoreLocation?
+
+  override var location: StoreLocation {
+    if let elementLocation { return elementLocation }
+    let made = collectionLocation.appending(component: "[id: \(id)]")
+    elementLocation = made
+    return made
   }
 }

@@ -54,14 +54,21 @@ public struct Tracked<Value> {
     // accessors are inlined into the property's synthesized accessors, where the key paths are
     // literals. Hence `@inline(__always)`, and slow paths kept out of line.
     //
-    // Plain reads and writes go through the storage's address without a formal access: no
-    // dynamic exclusivity check (a runtime call and a thread-local lookup per access) and no
-    // retain. They are instantaneous and never overlap an access of this library's own: observers
-    // run outside every access, and only `_modify` holds one (checked as usual) across user code.
+    // A read outside a tracking scope is a plain read access. A tracked read needs the field's
+    // identity, its storage offset, which Swift yields only through a modifying access (taking
+    // the address): that access touches no memory, but ThreadSanitizer would report two threads
+    // reading one field as a race, so it is hidden from the sanitizer (see `_storageForReading`),
+    // and the value is then read through the address. Writes take the address the same way; they
+    // are writes, and a write concurrent with any other access is the caller's race to prevent.
+    // Observers always run outside every access of this library's own: only `_modify` holds one
+    // (checked as usual) across user code.
     @inline(__always)
     get {
-      let storage = _storage(object, storageKeyPath)
-      _recordAccess(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self))
+      guard let recorder = ThreadLocal.recorder else { return object[keyPath: storageKeyPath].value }
+      let storage = _storageForReading(object, storageKeyPath)
+      recorder._withUnsafeGuaranteedRef {
+        $0.record(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self))
+      }
       return storage.pointee.value
     }
     @inline(__always)
@@ -122,8 +129,17 @@ public struct Tracked<Value> {
     return FieldKey(storedPropertyOffset: UnsafeRawPointer(storage) - base)
   }
 
-  /// The address of the storage inside `object` (which keeps it alive), taken without a formal
-  /// access; valid while `object` is.
+  /// The address of the storage for a read: the same, with the modifying access that takes it
+  /// hidden from ThreadSanitizer (a load and a branch when it is not in the build).
+  @inlinable @inline(__always)
+  internal static func _storageForReading<Object: AnyObject>(
+    _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> UnsafeMutablePointer<Self> {
+    ThreadLocal.hidingFromThreadSanitizer { _storage(object, storageKeyPath) }
+  }
+
+  /// The address of the storage inside `object` (which keeps it alive), taken with an
+  /// instantaneous modifying access; valid while `object` is.
   @inlinable @inline(__always)
   internal static func _storage<Object: AnyObject>(
     _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>

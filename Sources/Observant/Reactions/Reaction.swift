@@ -67,7 +67,9 @@ public final class Reaction: Sendable {
 
   /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
   /// the current flush or is running right now (the current run completes), and every observer
-  /// entry is removed. Reactions it owns are cancelled too. Calling it again does nothing.
+  /// entry is removed. Reactions it owns are cancelled too. The body, and what it captured, is
+  /// released (at the end of the current run, if it is running), so a body that captures its own
+  /// handle is no cycle once cancelled. Calling it again does nothing.
   public func cancel() {
     core.cancel()
   }
@@ -101,7 +103,9 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
   /// Creation order, process-wide: parents are created before their children.
   let sequence: UInt64
 
-  private let body: () -> Void
+  /// Released once the reaction is cancelled and uninstalled (with whatever it captured); set
+  /// only at creation and then, once, by `uninstallAll`, when no run is possible any more.
+  @exclusivity(unchecked) private var body: (() -> Void)?
   /// Dependencies; touched only by the thread that runs the body (`isRunning` serializes runs)
   /// or, when not running, under `state`'s lock.
   @exclusivity(unchecked) private var recorder: AccessRecorder!
@@ -243,7 +247,7 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
     recorder.beginRun()
     let previousReaction = context.runningReaction
     context.runningReaction = self
-    withRecorder(recorder, propagating: false, body)
+    if let body { withRecorder(recorder, propagating: false, body) }
     context.runningReaction = previousReaction
 
     let stale = recorder.endRun()
@@ -261,5 +265,8 @@ internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
     }
     guard proceed else { return }
     recorder.removeAll().uninstall(self)
+    // Cancelled and not running, so no run can start: release the body and its captures (which
+    // may be what held the last reference to the handle, say). Released outside every lock.
+    body = nil
   }
 }

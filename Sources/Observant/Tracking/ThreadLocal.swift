@@ -20,6 +20,17 @@ internal enum ThreadLocal {
   @inlinable @inline(__always)
   internal static var isTracking: Bool { observant_recorder_get() != nil }
 
+  /// Runs `body` with its memory accesses hidden from ThreadSanitizer, if this library was built
+  /// with it (otherwise a load and a branch). Only for code that touches no memory; see
+  /// `Tracked._storageForReading`.
+  @inlinable @inline(__always)
+  internal static func hidingFromThreadSanitizer<Result>(_ body: () -> Result) -> Result {
+    guard observant_tsan_enabled != 0 else { return body() }
+    observant_tsan_ignore_begin()
+    defer { observant_tsan_ignore_end() }
+    return body()
+  }
+
   /// Makes `recorder` current and returns the previous one, to restore with `restore(_:)`.
   @usableFromInline
   internal static func push(_ recorder: AccessRecorder?) -> UnsafeMutableRawPointer? {

@@ -40,4 +40,15 @@ OBSERVANT_INLINE void *_Nullable observant_context_get(void) { return _observant
 /// thread exits (once per thread; later calls on the same thread only replace the pointer).
 void observant_context_install(void *_Nonnull context, void (*_Nonnull release)(void *_Nonnull));
 
+
+/// Nonzero when this library was compiled with ThreadSanitizer (`swift build --sanitize=thread`).
+extern const int observant_tsan_enabled;
+
+/// Brackets code whose memory accesses ThreadSanitizer must not see (no-ops without it). Used only
+/// around taking a `@Tracked` field's address: Swift can take a class field's address only through
+/// a modifying access, which ThreadSanitizer reports as a write although nothing is written, so
+/// two threads reading one field would be reported as a race.
+void observant_tsan_ignore_begin(void);
+void observant_tsan_ignore_end(void);
+
 #endif
