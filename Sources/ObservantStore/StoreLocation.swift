@@ -18,10 +18,18 @@ internal final class StoreLocation {
   static func root() -> StoreLocation { StoreLocation(parent: nil, component: "root") }
 
   /// The location of the state at `keyPath` below this one, named by reading it once from
-  /// `state` (see `describeComponents(of:reading:)`).
-  func appending<Root>(_ keyPath: AnyKeyPath, reading state: Root) -> StoreLocation {
-    StoreLocation(parent: self, component: describeComponents(of: keyPath, reading: state))
+  /// `state` (see `describeComponents(of:reading:)`). Names depend only on the key path, so
+  /// each is worked out once: scopes are made per row and per child, often.
+  func appending<Root>(_ keyPath: AnyKeyPath, reading state: @autoclosure () -> Root) -> StoreLocation {
+    if let name = Self.names[keyPath] { return StoreLocation(parent: self, component: name) }
+    let name = describeComponents(of: keyPath, reading: state())
+    // A component reading recorded no name for could get one from another state: not kept.
+    if !name.contains("<computed>") { Self.names[keyPath] = name }
+    return StoreLocation(parent: self, component: name)
   }
+
+  /// Component names by key path (a key path per scope declaration in the program).
+  private static var names: [AnyKeyPath: String] = [:]
 
   /// The location `component` (printed as is) below this one.
   func appending(component: String) -> StoreLocation {
