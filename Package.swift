@@ -29,11 +29,13 @@ let package = Package(
     ),
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
     .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
+    // What the leak tests of several test targets share (cycle reports, heap statistics).
+    .target(name: "ObservantTestSupport", dependencies: ["_BenchmarkShims"], path: "Tests/ObservantTestSupport"),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
-    .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "_BenchmarkShims"]),
+    .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
-    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "_BenchmarkShims"]),
+    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Observant
 import Synchronization
 
 /// Something a store refused or worked around instead of crashing, reported to its
@@ -82,18 +83,4 @@ public final class StoreDiagnostics: Sendable {
       storage.storesExaminedInLastCommit = storesExamined
     }
   }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-private func printToStandardError(_ message: String) {
-  var line = message
-  line.append("\n")
-  line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }

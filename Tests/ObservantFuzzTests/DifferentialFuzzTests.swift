@@ -1,18 +1,6 @@
 import Observant
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Environment knobs for long runs (Scripts/fuzz): OBSERVANT_FUZZ_SEED, OBSERVANT_FUZZ_TRANSACTIONS;
-/// OBSERVANT_FUZZ_STRICT=0 counts redundant re-runs instead of failing on the first.
-private func environment(_ name: String) -> String? {
-  getenv(name).map { String(cString: $0) }
-}
-
 @MainActor
 @Suite("Differential fuzzing")
 struct DifferentialFuzzTests {

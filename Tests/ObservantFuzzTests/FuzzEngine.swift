@@ -7,6 +7,12 @@ import Glibc
 import Darwin
 #endif
 
+/// Environment knobs for long runs (Scripts/fuzz): OBSERVANT_FUZZ_SEED, OBSERVANT_FUZZ_TRANSACTIONS;
+/// OBSERVANT_FUZZ_STRICT=0 counts redundant re-runs instead of failing on the first.
+func environment(_ name: String) -> String? {
+  getenv(name).map { String(cString: $0) }
+}
+
 /// One transaction of a session: mutations applied together (relative to the node at `target`).
 struct FuzzTransaction: CustomStringConvertible {
   /// Store mode: the store that sends (its node's path); plain mode: always the root.
@@ -169,7 +175,7 @@ private final class World {
   /// Whether a run through an invalid store fails the session (otherwise it is counted).
   var strictInvalidStores = true
   /// A redundant re-run is a failure unless OBSERVANT_FUZZ_STRICT=0 (then it is only counted).
-  var strictRedundancy = getenv("OBSERVANT_FUZZ_STRICT").map { String(cString: $0) != "0" } ?? true
+  var strictRedundancy = environment("OBSERVANT_FUZZ_STRICT") != "0"
 
   init(seed: UInt64, mode: FuzzMode, renderCount: Int) {
     self.mode = mode

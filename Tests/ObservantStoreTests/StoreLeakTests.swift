@@ -1,39 +1,9 @@
 import Observant
 import ObservantStore
+import ObservantTestSupport
 import Testing
-import _BenchmarkShims
 
-// Scope/invalidate cycles of stores, run in a child process (an exit test) so that the heap is
-// measured with no other test allocating at the same time. The child prints what it measured
-// on one line; the test checks it.
-
-/// What the child process measured, one `key=value` per field.
-struct StoreCycleReport {
-  var fields: [String: Int] = [:]
-
-  subscript(key: String) -> Int? {
-    get { fields[key] }
-    set { fields[key] = newValue }
-  }
-
-  static let prefix = "OBSERVANT-STORE-CYCLES"
-
-  init() {}
-
-  func print() {
-    Swift.print(Self.prefix + fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined())
-  }
-
-  init?(output: [UInt8]?) {
-    guard let line = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n")
-      .first(where: { $0.hasPrefix(Self.prefix) })
-    else { return nil }
-    for pair in line.dropFirst(Self.prefix.count).split(separator: " ") {
-      let parts = pair.split(separator: "=")
-      if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
-    }
-  }
-}
+// Scope/invalidate cycles of stores, run in a child process (an exit test; see CycleReport).
 
 /// A weak reference, for checking that a store was deallocated.
 struct WeakStore {
@@ -51,12 +21,6 @@ enum StoreCycles {
   static let batchID = 1_000
   /// Enough batches to fill the structural journal's ring (256 changes) before measuring.
   static let warmUp = 150
-
-  /// Bytes in use on the heap (glibc), or `nil` where the platform cannot tell.
-  static func heapBytesInUse() -> Int? {
-    let bytes = observant_bench_heap_bytes_in_use()
-    return bytes < 0 ? nil : bytes
-  }
 
   /// ListFeature's reducer, with batch actions: `.add(batchID)` and `.remove(batchID)` add and
   /// remove the whole batch of rows (added with their child present); `.row(id: 0, action:)`
@@ -84,93 +48,85 @@ enum StoreCycles {
     }
   }
 
+  /// What a batch cycle counts; `sampled` keeps weak references to a few of its stores.
+  struct Tally {
+    var freshAndValid = 0
+    var invalidated = 0
+    var sampled: [WeakStore] = []
+  }
+
+  /// Runs `batchCycle` for the warm-up, then `cycles / batch` times with the heap measured around
+  /// them, and reports what every cycle test reports (the caller adds its own fields).
+  static func measureCycles(
+    diagnostics: StoreDiagnostics, _ batchCycle: (_ number: Int, _ tally: inout Tally) -> Void
+  ) -> CycleReport {
+    var tally = Tally()
+    for number in 0..<warmUp { batchCycle(number, &tally) }
+    tally = Tally()
+    tally.sampled.reserveCapacity(2 * cycles / batch / 1_000 + 2)
+    let createdBefore = diagnostics.storesCreated
+    let heapBefore = heapBytesInUse()
+    for number in 0..<cycles / batch { batchCycle(number, &tally) }
+    let heapAfter = heapBytesInUse()
+    var report = CycleReport()
+    report["cycles"] = cycles
+    report["storesCreated"] = diagnostics.storesCreated - createdBefore
+    report["freshAndValid"] = tally.freshAndValid
+    report["invalidated"] = tally.invalidated
+    report["sampled"] = tally.sampled.count
+    report["alive"] = tally.sampled.filter { $0.store != nil }.count
+    report["diagnostics"] = diagnostics.all.count
+    if let heapBefore, let heapAfter { report["heapGrowth"] = heapAfter - heapBefore }
+    return report
+  }
+
   /// Per batch: adds the ten rows (each with a child), scopes each row's store and its child's
   /// store, removes the rows (invalidating all twenty stores). Rows 1...3 stay throughout.
-  static func rowCycles() -> StoreCycleReport {
+  static func rowCycles() -> CycleReport {
     let diagnostics = StoreDiagnostics(printing: false)
     let store = Store(initialState: ListFeature.State(rows: 1...3), reducer: reduce, diagnostics: diagnostics)
     let bystander = store.scope(state: \.rows, action: ListFeature.Action.row)[0]
-    var sampled: [WeakStore] = []
-    sampled.reserveCapacity(2 * cycles / batch / 1_000 + 2)
-    var freshAndValid = 0
-    var invalidated = 0
-    func batchCycle(_ number: Int) {
+    var report = measureCycles(diagnostics: diagnostics) { number, tally in
       store.send(.add(batchID))
       let rows = store.scope(state: \.rows, action: ListFeature.Action.row)
       var scoped: [(row: Store<RowFeature.State, RowFeature.Action>, child: Store<CounterFeature.State, CounterFeature.Action>)] = []
       for id in batchID..<batchID + batch {
         guard let row = rows.store(id: id), let child = row.scope(state: \.child, action: RowFeature.Action.child) else { continue }
-        if row.isValid && child.isValid { freshAndValid += 1 }
+        if row.isValid && child.isValid { tally.freshAndValid += 1 }
         scoped.append((row, child))
       }
       if number % 1_000 == 0, let first = scoped.first {
-        sampled.append(WeakStore(store: first.row))
-        sampled.append(WeakStore(store: first.child))
+        tally.sampled.append(WeakStore(store: first.row))
+        tally.sampled.append(WeakStore(store: first.child))
       }
       store.send(.remove(batchID))
-      invalidated += scoped.filter { !$0.row.isValid && !$0.child.isValid }.count
+      tally.invalidated += scoped.filter { !$0.row.isValid && !$0.child.isValid }.count
     }
-    for number in 0..<warmUp { batchCycle(number) }
-    sampled.removeAll(keepingCapacity: true)
-    (freshAndValid, invalidated) = (0, 0)
-    let createdBefore = diagnostics.storesCreated
-    let heapBefore = heapBytesInUse()
-    for number in 0..<cycles / batch { batchCycle(number) }
-    let heapAfter = heapBytesInUse()
-    var report = StoreCycleReport()
-    report["cycles"] = cycles
-    report["storesCreated"] = diagnostics.storesCreated - createdBefore
-    report["freshAndValid"] = freshAndValid
-    report["invalidated"] = invalidated
-    report["sampled"] = sampled.count
-    report["alive"] = sampled.filter { $0.store != nil }.count
-    report["diagnostics"] = diagnostics.all.count
     report["rows"] = store.rows.count
     report["bystanderValid"] = bystander.isValid ? 1 : 0
-    if let heapBefore, let heapAfter { report["heapGrowth"] = heapAfter - heapBefore }
     return report
   }
 
   /// Per batch: shows the child of each of ten rows, scopes each child's store (under the row
   /// stores, which stay), dismisses the children (invalidating the ten child stores).
-  static func optionalChildCycles() -> StoreCycleReport {
+  static func optionalChildCycles() -> CycleReport {
     let diagnostics = StoreDiagnostics(printing: false)
     let store = Store(initialState: ListFeature.State(rows: 1...batch), reducer: reduce, diagnostics: diagnostics)
     let rows = Array(store.scope(state: \.rows, action: ListFeature.Action.row))
-    var sampled: [WeakStore] = []
-    sampled.reserveCapacity(cycles / batch / 1_000 + 1)
-    var freshAndValid = 0
-    var invalidated = 0
-    func batchCycle(_ number: Int) {
+    var report = measureCycles(diagnostics: diagnostics) { number, tally in
       store.send(.row(id: 0, action: .showChild))
       var children: [Store<CounterFeature.State, CounterFeature.Action>] = []
       for row in rows {
         guard let child = row.scope(state: \.child, action: RowFeature.Action.child) else { continue }
-        if child.isValid { freshAndValid += 1 }
+        if child.isValid { tally.freshAndValid += 1 }
         children.append(child)
       }
-      if number % 1_000 == 0, let first = children.first { sampled.append(WeakStore(store: first)) }
+      if number % 1_000 == 0, let first = children.first { tally.sampled.append(WeakStore(store: first)) }
       store.send(.row(id: 0, action: .dismissChild))
-      invalidated += children.filter { !$0.isValid }.count
+      tally.invalidated += children.filter { !$0.isValid }.count
     }
-    for number in 0..<warmUp { batchCycle(number) }
-    sampled.removeAll(keepingCapacity: true)
-    (freshAndValid, invalidated) = (0, 0)
-    let createdBefore = diagnostics.storesCreated
-    let heapBefore = heapBytesInUse()
-    for number in 0..<cycles / batch { batchCycle(number) }
-    let heapAfter = heapBytesInUse()
-    var report = StoreCycleReport()
-    report["cycles"] = cycles
-    report["storesCreated"] = diagnostics.storesCreated - createdBefore
-    report["freshAndValid"] = freshAndValid
-    report["invalidated"] = invalidated
-    report["sampled"] = sampled.count
-    report["alive"] = sampled.filter { $0.store != nil }.count
-    report["diagnostics"] = diagnostics.all.count
     report["rowsValid"] = rows.filter(\.isValid).count
     report["absent"] = rows.filter { $0.scope(state: \.child, action: RowFeature.Action.child) == nil }.count
-    if let heapBefore, let heapAfter { report["heapGrowth"] = heapAfter - heapBefore }
     return report
   }
 }
@@ -190,7 +146,7 @@ struct StoreLeakTests {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       await MainActor.run { StoreCycles.rowCycles() }.print()
     }
-    let report = StoreCycleReport(output: result?.standardOutputContent)
+    let report = CycleReport(output: result?.standardOutputContent)
     #expect(report != nil)
     guard let report else { return }
     let cycles = StoreCycles.cycles
@@ -213,7 +169,7 @@ struct StoreLeakTests {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       await MainActor.run { StoreCycles.optionalChildCycles() }.print()
     }
-    let report = StoreCycleReport(output: result?.standardOutputContent)
+    let report = CycleReport(output: result?.standardOutputContent)
     #expect(report != nil)
     guard let report else { return }
     let cycles = StoreCycles.cycles

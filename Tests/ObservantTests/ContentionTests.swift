@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import Observant
+import ObservantTestSupport
 import Synchronization
 import Testing
-import _BenchmarkShims
 
 // Thread-safety claims under real contention: several threads install, fire, cancel and re-run
 // observers of the same objects at once. Assertions are exact; only the interleaving varies.
@@ -225,42 +225,6 @@ final class Capture: Sendable {
   static let released = Atomic<Int>(0)
   init() { Capture.created.add(1, ordering: .relaxed) }
   deinit { Capture.released.add(1, ordering: .relaxed) }
-}
-
-/// What a child process measured over a run of cycles, printed on one line of standard output
-/// for the parent test to check.
-struct CycleReport {
-  var fields: [String: Int] = [:]
-
-  subscript(key: String) -> Int? {
-    get { fields[key] }
-    set { fields[key] = newValue }
-  }
-
-  static let prefix = "OBSERVANT-CYCLES"
-
-  func print() {
-    Swift.print(Self.prefix + fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined())
-  }
-
-  init() {}
-
-  /// The report in a child's standard output.
-  init?(output: [UInt8]?) {
-    guard let line = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n")
-      .first(where: { $0.hasPrefix(Self.prefix) })
-    else { return nil }
-    for pair in line.dropFirst(Self.prefix.count).split(separator: " ") {
-      let parts = pair.split(separator: "=")
-      if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
-    }
-  }
-}
-
-/// Bytes in use on the heap (glibc), or `nil` where the platform cannot tell.
-func heapBytesInUse() -> Int? {
-  let bytes = observant_bench_heap_bytes_in_use()
-  return bytes < 0 ? nil : bytes
 }
 
 /// Runs `cycle` `count` times on two threads (half each, so the registrars are contended).

@@ -6,8 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// Writes a diagnostic line to standard error (without Foundation).
-internal func printToStandardError(_ message: String) {
+/// Writes a diagnostic line to standard error (without Foundation). Shared by this package's
+/// modules (reaction, store and render-tree diagnostics).
+package func printToStandardError(_ message: String) {
   var line = message
   line.append("\n")
   line.withUTF8 { bytes in
