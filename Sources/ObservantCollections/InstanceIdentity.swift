@@ -25,6 +25,36 @@ public protocol InstanceIdentifiable {
   ///
   /// Reading it must be O(1) and must not allocate: collections read it on every element write.
   var instanceIdentity: InstanceIdentity { get }
+
+  /// A number that differs between two copies whose content differs (0 when the type does not
+  /// keep one). Observant's `ObservableState` keeps one; collections pass it to the hooks below.
+  var _instanceVersion: UInt64 { get }
+
+  /// Called by a collection before it lends an element for mutation in place; returns a token for
+  /// `_didModifyInstanceInPlace`. (Hooks for observation runtimes; the defaults do nothing.)
+  static func _willModifyInstanceInPlace(_ element: Self) -> UInt64
+
+  /// Called by a collection after an element lent for mutation in place is back (`nil` if the
+  /// caller removed it); `identity` is the element's identity before, `stampBefore` the token.
+  static func _didModifyInstanceInPlace(_ element: Self?, identity: InstanceIdentity, stampBefore: UInt64)
+
+  /// Called by a collection after it overwrote an element with a value of the same identity.
+  static func _instanceWasReplaced(_ old: Self, by new: Self)
+}
+
+extension InstanceIdentifiable {
+  /// No version: content changes are not tracked.
+  @inlinable
+  public var _instanceVersion: UInt64 { 0 }
+
+  @inlinable
+  public static func _willModifyInstanceInPlace(_ element: Self) -> UInt64 { 0 }
+
+  @inlinable
+  public static func _didModifyInstanceInPlace(_ element: Self?, identity: InstanceIdentity, stampBefore: UInt64) {}
+
+  @inlinable
+  public static func _instanceWasReplaced(_ old: Self, by new: Self) {}
 }
 
 /// An identity token shared by a value and its copies; see ``InstanceIdentifiable``.

@@ -20,7 +20,7 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
   /// The collection's place in the tree; its element stores add their id.
   private let location: StoreLocation
 
-  private static var idsField: TrackedField { TrackedField(0, name: "ids", owner: CollectionScope.self) }
+  private static var idsField: InternalField { InternalField(0, name: "ids", owner: CollectionScope.self) }
 
   init(
     parent: Store<State, Action>,
@@ -107,7 +107,7 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
       lastIDsVersion = elements.idsVersion
     }
     if elements.idsVersion != lastIDsVersion {
-      registrar?.withMutation(of: Self.idsField) {}
+      registrar?.notifyChange(of: Self.idsField)
     }
     guard elements.structuralVersion != lastStructuralVersion else { return 1 }
     var examined = 1

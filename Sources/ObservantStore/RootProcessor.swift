@@ -45,7 +45,10 @@ internal final class RootProcessor<State, Action> {
       index += 1
       let effect = transaction {
         let identityBefore = observableStateID(of: state)
-        let effect = reducer(&state, action)
+        // The root state is live state: reducer writes through its accessors count as "set and
+        // set back" candidates, synchronous observers wait until the reducer returns, and a
+        // wholesale replacement (`state = saved`) reconciles the readers of what differs.
+        let effect = _mutateLiveState(&state) { reducer(&$0, action) }
         var examined = tree.commit()
         // The root state itself replaced (`state = State()`), or plain state that may have
         // changed anywhere: the root store's readers must look again.

@@ -58,7 +58,7 @@ public final class Store<State, Action>: Identifiable {
   /// Present on root stores only.
   private let root: RootProcessor<State, Action>?
 
-  private static var identityField: TrackedField { TrackedField(0, name: "state", owner: Store.self) }
+  private static var identityField: InternalField { InternalField(0, name: "state", owner: Store.self) }
 
   // MARK: Creating
 
@@ -252,7 +252,7 @@ public final class Store<State, Action>: Identifiable {
     // reached here (a new value, or plain state whose slot changed) is news for the readers.
     if let newIdentity, newIdentity == identity { return 0 }
     identity = newIdentity
-    registrar?.withMutation(of: Self.identityField) {}
+    registrar?.notifyChange(of: Self.identityField)
     var examined = 0
     for scope in scopes.values {
       if let examinable = scope as? any Examinable { examined += examinable.examine() }

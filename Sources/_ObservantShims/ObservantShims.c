@@ -4,6 +4,13 @@
 
 _Thread_local void *_observant_current_recorder OBSERVANT_TLS = NULL;
 _Thread_local void *_observant_current_context OBSERVANT_TLS = NULL;
+_Thread_local uint64_t _observant_stamp_next OBSERVANT_TLS = 0;
+_Thread_local uint64_t _observant_stamp_end OBSERVANT_TLS = 0;
+_Thread_local void *_observant_frame_registrar OBSERVANT_TLS = NULL;
+_Thread_local uint64_t _observant_frame_expected OBSERVANT_TLS = 0;
+_Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS = 0;
+
+// MARK: Transaction context
 
 static pthread_key_t context_key;
 static pthread_once_t context_key_once = PTHREAD_ONCE_INIT;
@@ -28,6 +35,43 @@ void observant_context_install(void *context, void (*release)(void *)) {
   // The pthread slot exists only so the context is released at thread exit.
   pthread_setspecific(context_key, context);
 }
+
+// MARK: Stamps
+
+#define OBSERVANT_STAMP_BLOCK 4096
+// Stamps below one block are never handed out: 0 means "none", and small numbers stay free for
+// the runtime's own markers.
+static uint64_t stamp_counter = OBSERVANT_STAMP_BLOCK;
+
+uint64_t observant_stamp_refill(void) {
+  uint64_t first = __atomic_fetch_add(&stamp_counter, OBSERVANT_STAMP_BLOCK, __ATOMIC_RELAXED);
+  _observant_stamp_next = first + 1;
+  _observant_stamp_end = first + OBSERVANT_STAMP_BLOCK;
+  return first;
+}
+
+// MARK: Executors
+
+#if defined(__APPLE__)
+// On Apple platforms the main actor's executor is the main thread, and the runtime entry point
+// below exists only in recent OS versions.
+int observant_is_current_executor(void *identity, uintptr_t implementation) {
+  (void)identity;
+  (void)implementation;
+  return pthread_main_np() ? 1 : 0;
+}
+#else
+// Declared by the Swift runtime (swift/Runtime/Concurrency.h) with the Swift calling convention;
+// a serial executor reference is two words. Flags 0: answer, never crash (the plain
+// swift_task_isCurrentExecutor may trap when the answer is no).
+__attribute__((swiftcall)) extern _Bool swift_task_isCurrentExecutorWithFlags(void *identity, uintptr_t implementation, uint64_t flags);
+
+int observant_is_current_executor(void *identity, uintptr_t implementation) {
+  return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0) ? 1 : 0;
+}
+#endif
+
+// MARK: Sanitizers
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -6,13 +6,10 @@ import Observant
 
 /// A leaf feature: observable state without children.
 struct Leaf: ObservableState, Equatable {
-  let stateRegistrar = StateRegistrar()
-  private var _value: Int
-  var value: Int {
-    get { read(\.value, _value) }
-    set { write(\.value, &_value, newValue) }
-  }
-  init(value: Int = 0) { _value = value }
+  var registrar = StateRegistrar<Self>()
+  private var _value: StateField<Int>
+  var value: Int { get { registrar.read(_value) } set { registrar.write(&_value, newValue) } }
+  init(value: Int = 0) { _value = StateField(value) }
   mutating func reset() { self = Leaf() }
 }
 
@@ -64,66 +61,49 @@ indirect enum Choice: IdentityComparable {
 }
 
 struct Node: ObservableState, Identifiable {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
   let id: Int
 
-  private var _value: Int
-  var value: Int {
-    get { read(\.value, _value) }
-    set { write(\.value, &_value, newValue) }
-  }
+  private var _value: StateField<Int>
+  var value: Int { get { registrar.read(_value) } set { registrar.write(&_value, newValue) } }
 
-  private var _label: String
-  var label: String {
-    get { read(\.label, _label) }
-    set { write(\.label, &_label, newValue) }
-  }
+  private var _label: StateField<String>
+  var label: String { get { registrar.read(_label) } set { registrar.write(&_label, newValue) } }
 
-  private var _rows: IdentifiedArrayOf<Node>
+  private var _rows: StateField<IdentifiedArrayOf<Node>>
   var rows: IdentifiedArrayOf<Node> {
-    get { read(\.rows, _rows) }
-    set { write(\.rows, &_rows, newValue) }
-    _modify { yield &self[tracking: \.rows, storage: \._rows] }
+    get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+    _modify { yield &self[tracking: \._rows] }
   }
 
-  private var _plains: IdentifiedArrayOf<Plain>
+  private var _plains: StateField<IdentifiedArrayOf<Plain>>
   var plains: IdentifiedArrayOf<Plain> {
-    get { read(\.plains, _plains) }
-    set { write(\.plains, &_plains, newValue) }
-    _modify { yield &self[tracking: \.plains, storage: \._plains] }
+    get { registrar.read(_plains) } set { registrar.write(&_plains, newValue) }
+    _modify { yield &self[tracking: \._plains] }
   }
 
-  private var _slot: Slot
-  var slot: Slot {
-    get { read(\.slot, _slot) }
-    set { write(\.slot, &_slot, newValue) }
-  }
+  private var _slot: StateField<Slot>
+  var slot: Slot { get { registrar.read(_slot) } set { registrar.write(&_slot, newValue) } }
 
-  private var _choice: Choice
-  var choice: Choice {
-    get { read(\.choice, _choice) }
-    set { write(\.choice, &_choice, newValue) }
-  }
+  private var _choice: StateField<Choice>
+  var choice: Choice { get { registrar.read(_choice) } set { registrar.write(&_choice, newValue) } }
 
-  private var _pinned: Leaf
+  private var _pinned: StateField<Leaf>
   var pinned: Leaf {
-    get { read(\.pinned, _pinned) }
-    set { write(\.pinned, &_pinned, newValue) }
-    _modify { yield &self[tracking: \.pinned, storage: \._pinned] }
+    get { registrar.read(_pinned) } set { registrar.write(&_pinned, newValue) }
+    _modify { yield &self[tracking: \._pinned] }
   }
 
-  private var _spare: Leaf
+  private var _spare: StateField<Leaf>
   var spare: Leaf {
-    get { read(\.spare, _spare) }
-    set { write(\.spare, &_spare, newValue) }
-    _modify { yield &self[tracking: \.spare, storage: \._spare] }
+    get { registrar.read(_spare) } set { registrar.write(&_spare, newValue) }
+    _modify { yield &self[tracking: \._spare] }
   }
 
-  private var _leaf: Leaf?
+  private var _leaf: StateField<Leaf?>
   var leaf: Leaf? {
-    get { read(\.leaf, _leaf) }
-    set { write(\.leaf, &_leaf, newValue) }
-    _modify { yield &self[tracking: \.leaf, storage: \._leaf] }
+    get { registrar.read(_leaf) } set { registrar.write(&_leaf, newValue) }
+    _modify { yield &self[tracking: \._leaf] }
   }
 
   init(
@@ -131,15 +111,15 @@ struct Node: ObservableState, Identifiable {
     slot: Slot = .empty, choice: Choice = .plain(0), leaf: Leaf? = nil
   ) {
     self.id = id
-    _value = value
-    _label = label
-    _rows = IdentifiedArray(uniqueElements: rows)
-    _plains = IdentifiedArray(uniqueElements: plains)
-    _slot = slot
-    _choice = choice
-    _pinned = Leaf()
-    _spare = Leaf()
-    _leaf = leaf
+    _value = StateField(value)
+    _label = StateField(label)
+    _rows = StateField(IdentifiedArray(uniqueElements: rows))
+    _plains = StateField(IdentifiedArray(uniqueElements: plains))
+    _slot = StateField(slot)
+    _choice = StateField(choice)
+    _pinned = StateField(Leaf())
+    _spare = StateField(Leaf())
+    _leaf = StateField(leaf)
   }
 
   /// Replaces this value by a fresh one with the same id (a new identity).

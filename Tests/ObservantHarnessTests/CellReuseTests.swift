@@ -21,7 +21,7 @@ struct CellReuseTests {
     var oldRow2 = model.state.removeRow(id: 2)!
     pool.enqueue(cells[1])
     #expect(cells[1].boundID == nil)
-    #expect(oldRow2.stateRegistrar.registrar.observerEntryCount == 0)
+    #expect(oldRow2.registrar.observerEntryCount == 0)
 
     // Row 4 scrolls in and takes the free cell.
     model.state.appendRow(Row(id: 4))

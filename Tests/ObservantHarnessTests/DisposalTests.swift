@@ -51,7 +51,7 @@ struct DisposalTests {
     #expect(tree.liveNodeNames.isEmpty)
     #expect(tree.runCount(of: "List") == 0)
     #expect(model.trackingRegistrar.observerEntryCount == 0)
-    #expect(row.stateRegistrar.registrar.observerEntryCount == 0)
+    #expect(row.registrar.observerEntryCount == 0)
 
     let step = tree.step {
       model.state.rows[id: 2]!.count += 1

@@ -35,12 +35,12 @@ struct KeyedListTests {
     let model = ListModel(rowIDs: 1...5)
     let tree = model.makeListTree()
     var removed = model.state.rows[id: 3]!
-    #expect(removed.stateRegistrar.registrar.observerEntryCount == 1)  // Row[3] reads its count
+    #expect(removed.registrar.observerEntryCount == 1)  // Row[3] reads its count
 
     let step = tree.step("remove") { model.state.removeRow(id: 3) }
     #expect(step.runs == ["List"])
     #expect(tree.liveNodeNames == ["List", "Row[1]", "Row[2]", "Row[4]", "Row[5]"])
-    #expect(removed.stateRegistrar.registrar.observerEntryCount == 0)  // its reaction was cancelled
+    #expect(removed.registrar.observerEntryCount == 0)  // its reaction was cancelled
 
     // The old value still shares the removed row's registrar; writing it reaches nobody.
     let after = tree.step("edit the removed row") { removed.count += 1 }

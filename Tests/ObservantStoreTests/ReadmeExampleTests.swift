@@ -15,27 +15,23 @@ private final class Profile: Trackable {
 // README: "Store and scoping"
 enum Todos {
   struct Todo: ObservableState, Identifiable {
-    let stateRegistrar = StateRegistrar()
+    var registrar = StateRegistrar<Self>()
     let id: Int
-    private var _isDone = false
-    var isDone: Bool {
-      get { read(\.isDone, _isDone) }
-      set { write(\.isDone, &_isDone, newValue) }
-    }
+    private var _isDone = StateField(false)
+    var isDone: Bool { get { registrar.read(_isDone) } set { registrar.write(&_isDone, newValue) } }
     init(id: Int) { self.id = id }
   }
 
   enum TodoAction: Sendable { case toggle }
 
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _todos: IdentifiedArrayOf<Todo> = []
+    var registrar = StateRegistrar<Self>()
+    private var _todos = StateField<IdentifiedArrayOf<Todo>>([])
     var todos: IdentifiedArrayOf<Todo> {
-      get { read(\.todos, _todos) }
-      set { write(\.todos, &_todos, newValue) }
-      _modify { yield &self[tracking: \.todos, storage: \._todos] }
+      get { registrar.read(_todos) } set { registrar.write(&_todos, newValue) }
+      _modify { yield &self[tracking: \._todos] }
     }
-    init(todos: IdentifiedArrayOf<Todo>) { _todos = todos }
+    init(todos: IdentifiedArrayOf<Todo>) { _todos = StateField(todos) }
   }
 
   enum Action: Sendable {

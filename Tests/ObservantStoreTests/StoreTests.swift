@@ -181,12 +181,9 @@ struct StoreTests {
   func effects() async {
     enum Feature {
       struct State: ObservableState {
-        let stateRegistrar = StateRegistrar()
-        private var _log: [String] = []
-        var log: [String] {
-          get { read(\.log, _log) }
-          set { write(\.log, &_log, newValue) }
-        }
+        var registrar = StateRegistrar<Self>()
+        private var _log = StateField<[String]>([])
+        var log: [String] { get { registrar.read(_log) } set { registrar.write(&_log, newValue) } }
         init() {}
       }
       enum Action: Sendable { case start, follow, fetched(Int) }

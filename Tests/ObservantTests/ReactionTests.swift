@@ -13,27 +13,6 @@ final class Panel: Trackable, @unchecked Sendable {
   @Tracked var ratio = 0.0
 }
 
-/// A value type whose field is also written through a key path equal to its accessor's but
-/// another object. (The accessor's key path has two components so that appending can build the
-/// equal one: `appending` returns a fresh object, where a one-component literal is uniqued.)
-struct Gauge: ObservableState {
-  struct Level { var value = 0 }
-  let stateRegistrar = StateRegistrar()
-  private var _level = Level()
-  var level: Int {
-    get { read(\._level.value, _level.value) }
-    set { write(\._level.value, &_level.value, newValue) }
-  }
-
-  /// A new object on every call, `==` to the accessor's key path.
-  static var equalLevelKeyPath: KeyPath<Gauge, Int> { (\Gauge._level).appending(path: \Level.value) }
-  static var accessorKeyPath: KeyPath<Gauge, Int> { \Gauge._level.value }
-
-  mutating func setLevelThroughEqualKeyPath(_ value: Int) {
-    write(Self.equalLevelKeyPath, &_level.value, value)
-  }
-}
-
 /// Collects the order in which reaction bodies ran.
 final class RunLog: @unchecked Sendable {
   private let entries = Mutex<[String]>([])
@@ -135,39 +114,6 @@ struct ReactionTests {
       parent.score -= 5
     }
     #expect(reaction.runCount == 1)
-  }
-
-  @Test("a write set back through another key path object of the same field re-runs nothing")
-  func revertedThroughEqualKeyPath() {
-    // An optimized build may instantiate an accessor's key path literal once per function it is
-    // inlined into: writes of one field then arrive with distinct, equal key path objects.
-    #expect(Gauge.equalLevelKeyPath == Gauge.accessorKeyPath)
-    #expect(Gauge.equalLevelKeyPath !== Gauge.accessorKeyPath)
-    var gauge = Gauge()
-    let reaction = Reaction { _ = gauge.level }
-    transaction {
-      gauge.level = 5
-      gauge.setLevelThroughEqualKeyPath(0)
-    }
-    #expect(reaction.runCount == 1)
-    transaction {
-      gauge.setLevelThroughEqualKeyPath(3)
-      gauge.level = 7
-    }
-    #expect(reaction.runCount == 2)
-    #expect(gauge.level == 7)
-  }
-
-  @Test("didSet(keyPath:) with an equal key path that is another object ends the willSet's transaction")
-  func didSetWithEqualKeyPath() {
-    let registrar = TrackingRegistrar()
-    let reaction = Reaction { registrar.access(keyPath: Gauge.accessorKeyPath) }
-    registrar.willSet(keyPath: Gauge.accessorKeyPath)
-    registrar.didSet(keyPath: Gauge.equalLevelKeyPath)
-    #expect(reaction.runCount == 2)
-    // The transaction was closed: a later write re-runs the reaction at once.
-    registrar.withMutation(keyPath: Gauge.accessorKeyPath) {}
-    #expect(reaction.runCount == 3)
   }
 
   @Test("a reaction created mid-transaction that saw an intermediate value re-runs when it is set back")
@@ -470,15 +416,6 @@ struct ReactionTests {
     _ = reaction
   }
 
-  @Test("the global tally counts every run")
-  func globalTally() {
-    let panel = Panel()
-    let before = Reaction.totalRunCount
-    let reaction = Reaction { _ = panel.count }
-    panel.count = 1
-    #expect(Reaction.totalRunCount - before >= 2)  // other tests may run in parallel
-    _ = reaction
-  }
 }
 
 @Suite("Reactions under contention")

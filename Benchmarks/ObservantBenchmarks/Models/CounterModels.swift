@@ -19,10 +19,7 @@ final class PlainCounter {
 
 /// One tracked field of a value type, declared with Observant.
 struct ObservantCounterState: ObservableState {
-  let stateRegistrar = StateRegistrar()
-  private var _count = 0
-  var count: Int {
-    get { read(\.count, _count) }
-    set { write(\.count, &_count, newValue) }
-  }
+  var registrar = StateRegistrar<Self>()
+  private var _count = StateField(0)
+  var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 }

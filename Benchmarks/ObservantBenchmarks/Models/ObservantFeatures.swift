@@ -7,13 +7,10 @@ import ObservantStore
 
 enum CounterFeature {
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _count: Int
-    var count: Int {
-      get { read(\.count, _count) }
-      set { write(\.count, &_count, newValue) }
-    }
-    init(count: Int = 0) { _count = count }
+    var registrar = StateRegistrar<Self>()
+    private var _count: StateField<Int>
+    var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
+    init(count: Int = 0) { _count = StateField(count) }
   }
 
   enum Action: Sendable {
@@ -34,16 +31,13 @@ enum CounterFeature {
 
 enum RowFeature {
   struct State: ObservableState, Identifiable {
-    let stateRegistrar = StateRegistrar()
+    var registrar = StateRegistrar<Self>()
     let id: Int
-    private var _count: Int
-    var count: Int {
-      get { read(\.count, _count) }
-      set { write(\.count, &_count, newValue) }
-    }
+    private var _count: StateField<Int>
+    var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
     init(id: Int, count: Int = 0) {
       self.id = id
-      _count = count
+      _count = StateField(count)
     }
   }
 
@@ -61,15 +55,14 @@ enum RowFeature {
 
 enum ListFeature {
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _rows: IdentifiedArrayOf<RowFeature.State>
+    var registrar = StateRegistrar<Self>()
+    private var _rows: StateField<IdentifiedArrayOf<RowFeature.State>>
     var rows: IdentifiedArrayOf<RowFeature.State> {
-      get { read(\.rows, _rows) }
-      set { write(\.rows, &_rows, newValue) }
-      _modify { yield &self[tracking: \.rows, storage: \._rows] }
+      get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+      _modify { yield &self[tracking: \._rows] }
     }
     init(ids: some Sequence<Int>) {
-      _rows = IdentifiedArray(uniqueElements: ids.map { RowFeature.State(id: $0) })
+      _rows = StateField(IdentifiedArray(uniqueElements: ids.map { RowFeature.State(id: $0) }))
     }
   }
 
@@ -101,12 +94,11 @@ enum ListFeature {
 
 enum ParentFeature {
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _child: CounterFeature.State? = nil
+    var registrar = StateRegistrar<Self>()
+    private var _child = StateField<CounterFeature.State?>(nil)
     var child: CounterFeature.State? {
-      get { read(\.child, _child) }
-      set { write(\.child, &_child, newValue) }
-      _modify { yield &self[tracking: \.child, storage: \._child] }
+      get { registrar.read(_child) } set { registrar.write(&_child, newValue) }
+      _modify { yield &self[tracking: \._child] }
     }
     init() {}
   }
@@ -151,12 +143,9 @@ enum DestinationFeature {
   }
 
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _destination: Destination? = nil
-    var destination: Destination? {
-      get { read(\.destination, _destination) }
-      set { write(\.destination, &_destination, newValue) }
-    }
+    var registrar = StateRegistrar<Self>()
+    private var _destination = StateField<Destination?>(nil)
+    var destination: Destination? { get { registrar.read(_destination) } set { registrar.write(&_destination, newValue) } }
     init() {}
   }
 
@@ -194,22 +183,20 @@ enum DestinationFeature {
 
 enum SiblingsFeature {
   struct State: ObservableState {
-    let stateRegistrar = StateRegistrar()
-    private var _first: CounterFeature.State
+    var registrar = StateRegistrar<Self>()
+    private var _first: StateField<CounterFeature.State>
     var first: CounterFeature.State {
-      get { read(\.first, _first) }
-      set { write(\.first, &_first, newValue) }
-      _modify { yield &self[tracking: \.first, storage: \._first] }
+      get { registrar.read(_first) } set { registrar.write(&_first, newValue) }
+      _modify { yield &self[tracking: \._first] }
     }
-    private var _second: CounterFeature.State
+    private var _second: StateField<CounterFeature.State>
     var second: CounterFeature.State {
-      get { read(\.second, _second) }
-      set { write(\.second, &_second, newValue) }
-      _modify { yield &self[tracking: \.second, storage: \._second] }
+      get { registrar.read(_second) } set { registrar.write(&_second, newValue) }
+      _modify { yield &self[tracking: \._second] }
     }
     init(first: Int, second: Int) {
-      _first = CounterFeature.State(count: first)
-      _second = CounterFeature.State(count: second)
+      _first = StateField(CounterFeature.State(count: first))
+      _second = StateField(CounterFeature.State(count: second))
     }
   }
 

@@ -1,7 +1,6 @@
 import Synchronization
 
-/// Cached answers to "does this type conform to …?" for the protocols change detection asks
-/// about.
+/// Cached answers to "what kind of value is this?" for the questions change detection asks.
 ///
 /// In specialized code a cast to a protocol the type conforms to folds away at compile time, but
 /// the compiler can never prove that a type does *not* conform (a conformance could be added
@@ -9,20 +8,39 @@ import Synchronization
 /// several hundred instructions on every observed write of an `Int`. This table answers it in a
 /// few: one relaxed load of a word that holds the type's metadata address and its flags.
 ///
-/// Direct-mapped, lock-free: a slot holds `address | flags | computed`; a collision simply
-/// recomputes and overwrites. Metadata addresses are at least 8-byte aligned, which leaves the
-/// low three bits for the flags.
+/// Direct-mapped and lock-free: a slot is two words, the type's metadata address and its flags
+/// (with the address's low 32 bits repeated, so a reader that catches two writers racing on one
+/// slot notices the mismatch and computes the answer itself). A collision recomputes and
+/// overwrites.
 @usableFromInline
 internal enum _TypeTraits {
-  @usableFromInline static var computed: UInt { 1 }
-  @usableFromInline static var identityComparable: UInt { 2 }
-  @usableFromInline static var equatable: UInt { 4 }
-  @usableFromInline static var inPlaceIdentity: UInt { 2 }
+  /// The flags have been computed (never 0 for a computed entry).
+  @usableFromInline static var computed: UInt32 { 1 << 0 }
+  /// `IdentityComparable` (which covers `ObservableState`, optionals and collections of it).
+  @usableFromInline static var identityComparable: UInt32 { 1 << 1 }
+  /// `Equatable`.
+  @usableFromInline static var equatable: UInt32 { 1 << 2 }
+  /// `ObservableState`.
+  @usableFromInline static var observableState: UInt32 { 1 << 3 }
+  /// `Optional` of `ObservableState`.
+  @usableFromInline static var optionalState: UInt32 { 1 << 4 }
+  /// `IdentifiedArray` of any element (its versions are O(1) change tokens).
+  @usableFromInline static var identifiedArray: UInt32 { 1 << 5 }
+  /// Elements are `ObservableState` (an identified array, or any other collection).
+  @usableFromInline static var collectionOfStates: UInt32 { 1 << 6 }
+  /// A `Dictionary` whose values are `ObservableState`.
+  @usableFromInline static var dictionaryOfStates: UInt32 { 1 << 7 }
+  /// A class.
+  @usableFromInline static var reference: UInt32 { 1 << 8 }
+  /// Trivially copyable (`_isPOD`).
+  @usableFromInline static var trivial: UInt32 { 1 << 9 }
+  /// Values may hold observable state whose content a copy can change: walked by content diffs.
+  @usableFromInline static var mayHoldState: UInt32 { 1 << 10 }
 
-  private static var slotCount: Int { 512 }
+  private static var slotCount: Int { 1024 }
 
-  nonisolated(unsafe) private static let comparisonSlots = makeSlots()
-  nonisolated(unsafe) private static let modificationSlots = makeSlots()
+  nonisolated(unsafe) private static let addresses: UnsafeMutablePointer<Atomic<UInt>> = makeSlots()
+  nonisolated(unsafe) private static let values: UnsafeMutablePointer<Atomic<UInt>> = makeSlots()
 
   private static func makeSlots() -> UnsafeMutablePointer<Atomic<UInt>> {
     let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: slotCount)
@@ -30,32 +48,85 @@ internal enum _TypeTraits {
     return slots
   }
 
-  /// `identityComparable` and `equatable` flags of `Value`.
+  /// The flags of `Value`.
   @usableFromInline
-  static func comparison<Value>(of _: Value.Type) -> UInt {
-    lookup(Value.self, in: comparisonSlots) {
-      (Value.self is any IdentityComparable.Type ? identityComparable : 0)
-        | (_EquatableProbe<Value>.self is any _EquatableProbing.Type ? equatable : 0)
-    }
-  }
-
-  /// `inPlaceIdentity` flag of `Value`: an O(1) identity token exists for in-place mutation.
-  @usableFromInline
-  static func modification<Value>(of _: Value.Type) -> UInt {
-    lookup(Value.self, in: modificationSlots) {
-      Value.self is any ObservableState.Type || Value.self is any _InPlaceIdentity.Type ? inPlaceIdentity : 0
-    }
-  }
-
-  private static func lookup<Value>(
-    _: Value.Type, in slots: UnsafeMutablePointer<Atomic<UInt>>, compute: () -> UInt
-  ) -> UInt {
+  static func flags<Value>(of _: Value.Type) -> UInt32 {
     let address = UInt(bitPattern: ObjectIdentifier(Value.self))
-    let slot = Int(truncatingIfNeeded: (address >> 3) ^ (address >> 12)) & (slotCount - 1)
-    let stored = slots[slot].load(ordering: .relaxed)
-    if stored & ~7 == address { return stored & 7 }
-    let flags = compute() | computed
-    slots[slot].store(address | flags, ordering: .relaxed)
+    let slot = Int(truncatingIfNeeded: (address >> 3) ^ (address >> 13)) & (slotCount - 1)
+    // The value word repeats the address's low 32 bits beside the flags, so a reader that sees
+    // the address of one type and the flags of another (two writers racing on one slot) notices.
+    let stored = values[slot].load(ordering: .acquiring)
+    if addresses[slot].load(ordering: .acquiring) == address, UInt32(truncatingIfNeeded: stored >> 32) == UInt32(truncatingIfNeeded: address) {
+      return UInt32(truncatingIfNeeded: stored)
+    }
+    let flags = compute(Value.self)
+    values[slot].store(UInt(flags) | UInt(UInt32(truncatingIfNeeded: address)) << 32, ordering: .releasing)
+    addresses[slot].store(address, ordering: .releasing)
+    return flags
+  }
+
+  private static func compute<Value>(_: Value.Type) -> UInt32 {
+    var flags = computed
+    if Value.self is any IdentityComparable.Type { flags |= identityComparable }
+    if _EquatableProbe<Value>.self is any _EquatableProbing.Type { flags |= equatable }
+    if Value.self is any ObservableState.Type { flags |= observableState }
+    if Value.self is any _OptionalOfState.Type { flags |= optionalState }
+    if Value.self is any _IdentifiedArrayProtocol.Type { flags |= identifiedArray }
+    if Value.self is any _CollectionOfStates.Type {
+      flags |= collectionOfStates
+    } else if let collection = Value.self as? any Collection.Type, _elementsAreStates(collection) {
+      flags |= collectionOfStates
+    }
+    if Value.self is any _DictionaryOfStates.Type { flags |= dictionaryOfStates }
+    if Value.self is AnyObject.Type { flags |= reference }
+    if _isPOD(Value.self) { flags |= trivial }
+    if flags & (identityComparable | observableState | optionalState | collectionOfStates | dictionaryOfStates) != 0 {
+      flags |= mayHoldState
+    }
     return flags
   }
 }
+
+/// `_EquatableProbe<T>` conforms to `_EquatableProbing` exactly when `T: Equatable`, which lets
+/// generic code ask "is `T` Equatable?" and compare two `T`s without boxing them in existentials.
+@usableFromInline
+internal protocol _EquatableProbing {
+  static func _areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+@usableFromInline
+internal enum _EquatableProbe<T> {}
+
+extension _EquatableProbe: _EquatableProbing where T: Equatable {
+  @inlinable
+  static func _areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+    (lhs as! T) == (rhs as! T)
+  }
+}
+
+/// Marks `Optional<State>` for the type table.
+@usableFromInline
+internal protocol _OptionalOfState {}
+extension Optional: _OptionalOfState where Wrapped: ObservableState {}
+
+/// Marks collections whose elements are observable state (answered per element type at run time).
+@usableFromInline
+internal protocol _CollectionOfStates {}
+extension Array: _CollectionOfStates where Element: ObservableState {}
+extension ContiguousArray: _CollectionOfStates where Element: ObservableState {}
+extension ArraySlice: _CollectionOfStates where Element: ObservableState {}
+extension IdentifiedArray: _CollectionOfStates where Element: ObservableState {}
+
+private func _elementsAreStates<Elements: Collection>(_: Elements.Type) -> Bool {
+  Elements.Element.self is any ObservableState.Type
+}
+
+/// Marks dictionaries whose values are observable state.
+@usableFromInline
+internal protocol _DictionaryOfStates {}
+extension Dictionary: _DictionaryOfStates where Value: ObservableState {}
+
+/// Marks identified arrays of any element.
+@usableFromInline
+internal protocol _IdentifiedArrayProtocol {}
+extension IdentifiedArray: _IdentifiedArrayProtocol {}

@@ -28,11 +28,17 @@ import Synchronization
 /// **Order.** Dirty reactions run in creation order, so a parent runs before the reactions it
 /// created. A reaction cancelled by an earlier one in the same flush does not run.
 ///
-/// **Threads.** A reaction re-runs on the thread whose transaction dirtied it. It never runs
-/// concurrently with itself: if it is dirtied while it runs on another thread, that thread runs it
-/// again before returning. Its body must therefore be safe to call on any thread that writes its
-/// dependencies; with state confined to one thread (the main actor, say) that is always that
-/// thread.
+/// **Threads and isolation.** A reaction belongs to the isolation it was created in (`#isolation`):
+/// one created on the main actor re-runs only on the main actor. If a write on another thread
+/// dirties it (a background thread writing a copy of the state it read, say), the re-run is
+/// handed to the main actor and happens on its next turn. A reaction created outside any actor
+/// re-runs on the thread whose transaction dirtied it. It never runs concurrently with itself: if
+/// it is dirtied while it runs on another thread, that thread runs it again before returning.
+///
+/// **Scheduling.** With `.synchronous` (the default) a re-run happens when the dirtying
+/// transaction ends. With `.mainActor` every re-run is handed to the main actor and coalesced:
+/// however many transactions dirty the reaction before the main actor's next turn, it re-runs once
+/// then, with the latest values (the UIKit pattern of updating views once per run loop turn).
 public final class Reaction: Sendable {
   internal let core: ReactionCore
 
@@ -42,9 +48,17 @@ public final class Reaction: Sendable {
   ///   - name: a name for diagnostics and render logs.
   ///   - ownedByParent: when created inside another reaction's body, let that reaction cancel this
   ///     one when it re-runs or is cancelled (the default).
+  ///   - scheduling: when re-runs happen (see the type's documentation).
+  ///   - isolation: the actor the reaction belongs to; by default the caller's (`#isolation`).
   ///   - body: the closure to run now and after every change to what it read.
-  public init(_ name: String = "Reaction", ownedByParent: Bool = true, _ body: @escaping () -> Void) {
-    core = ReactionCore(name: name, body: body)
+  public init(
+    _ name: String = "Reaction",
+    ownedByParent: Bool = true,
+    scheduling: ReactionScheduling = .synchronous,
+    isolation: (any Actor)? = #isolation,
+    _ body: @escaping () -> Void
+  ) {
+    core = ReactionCore(name: name, body: body, scheduling: scheduling, isolation: isolation)
     core.start(handle: self, ownedByParent: ownedByParent)
   }
 
@@ -61,8 +75,7 @@ public final class Reaction: Sendable {
   /// Whether `cancel()` was called (directly, by the parent, or by deallocation).
   public var isCancelled: Bool { core.isCancelled }
 
-  /// The fields the last completed run read: the reaction's current dependencies. Empty while the
-  /// body is running.
+  /// The fields the last completed run read: the reaction's current dependencies.
   public var lastAccessLog: AccessLog { core.lastAccessLog }
 
   /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
@@ -84,189 +97,32 @@ public final class Reaction: Sendable {
     core.invalidate()
   }
 
-  /// Total runs of all reactions in this process: a tally for harnesses. Tests running in
-  /// parallel share it; prefer `runCount` of specific reactions in assertions.
-  public static var totalRunCount: Int { ReactionCore.totalRunCount }
+  /// How many rounds a flush may take before it stops with a `.runawayFlush` diagnostic (100 by
+  /// default). Override for a task with `Reaction.$maximumFlushRounds.withValue(_:operation:)`. A
+  /// value below 1 is reported (`.invalidFlushLimit`) and the default is used instead.
+  @TaskLocal public static var maximumFlushRounds = 100
+
+  /// Receives diagnostics raised on this task; when `nil` (the default), they are printed to
+  /// standard error. Tests can capture them with `Reaction.$diagnosticHandler.withValue(_:operation:)`.
+  @TaskLocal public static var diagnosticHandler: (@Sendable (ReactionDiagnostic) -> Void)?
 }
 
 extension Reaction: CustomStringConvertible {
   public var description: String { "Reaction(\(name), runs: \(runCount))" }
 }
 
-/// The state of a reaction, installed on registrars as a deferred observer.
-///
-/// Registrars hold the core strongly; the core never refers back to the public `Reaction`, so
-/// observing something never keeps a reaction alive: its owner does, and when the owner lets go,
-/// `Reaction.deinit` cancels the core, which uninstalls it everywhere.
-internal final class ReactionCore: TrackingObserver, @unchecked Sendable {
-  let name: String
-  /// Creation order, process-wide: parents are created before their children.
-  let sequence: UInt64
-
-  /// Released once the reaction is cancelled and uninstalled (with whatever it captured); set
-  /// only at creation and then, once, by `uninstallAll`, when no run is possible any more.
-  @exclusivity(unchecked) private var body: (() -> Void)?
-  /// Dependencies; touched only by the thread that runs the body (`isRunning` serializes runs)
-  /// or, when not running, under `state`'s lock.
-  @exclusivity(unchecked) private var recorder: AccessRecorder!
-  private let state = Mutex(RunState())
-  private let stamp = Atomic<UInt64>(0)
-  private let runs = Atomic<Int>(0)
-
-  private struct RunState {
-    var isCancelled = false
-    var isRunning = false
-    var rerunRequested = false
-    var isUninstalled = false
-    var children: [Reaction] = []
+/// When a reaction re-runs after a change (see `Reaction`).
+public struct ReactionScheduling: Sendable, Equatable {
+  internal enum Kind: Sendable, Equatable {
+    case synchronous
+    case mainActor
   }
 
-  init(name: String, body: @escaping () -> Void) {
-    self.name = name
-    self.sequence = ReactionCore.sequenceCounter.add(1, ordering: .relaxed).newValue
-    self.body = body
-    super.init()
-    recorder = AccessRecorder { [unowned self] access in
-      access.core.add(self, for: access.key)
-    }
-  }
+  internal let kind: Kind
 
-  override var reaction: ReactionCore? { self }
-  override var isDeferred: Bool { true }
+  /// When the transaction that dirtied the reaction ends, on its own isolation (the default).
+  public static var synchronous: ReactionScheduling { ReactionScheduling(kind: .synchronous) }
 
-  /// Runs the first time; called once by the public initializer.
-  func start(handle: Reaction, ownedByParent: Bool) {
-    let context = TransactionContext.current
-    if ownedByParent, let parent = context.runningReaction {
-      parent.adopt(handle)
-    }
-    context.begin()
-    runIfNeeded(in: context)
-    context.end()
-  }
-
-  var runCount: Int { runs.load(ordering: .relaxed) }
-
-  func invalidate() {
-    guard !isCancelled else { return }
-    let context = TransactionContext.current
-    context.begin()
-    context.invalidate(self)
-    context.end()
-  }
-
-  var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
-  var lastAccessLog: AccessLog {
-    state.withLock { state in state.isRunning ? AccessLog([]) : AccessLog(recorder.accesses) }
-  }
-
-  func cancel() {
-    let (wasCancelled, isRunning, children) = state.withLock { state in
-      defer {
-        state.isCancelled = true
-        state.children = []
-      }
-      return (state.isCancelled, state.isRunning, state.children)
-    }
-    guard !wasCancelled else { return }
-    children.forEach { $0.cancel() }
-    // A running body finishes first; the thread running it uninstalls at the end of the run.
-    if !isRunning { uninstallAll() }
-  }
-
-  // MARK: Counters
-
-  private static let sequenceCounter = Atomic<UInt64>(0)
-  private static let stampCounter = Atomic<UInt64>(0)
-  private static let totalRuns = Atomic<Int>(0)
-
-  static var totalRunCount: Int { totalRuns.load(ordering: .relaxed) }
-
-  /// A process-wide increasing stamp ordering runs and writes.
-  static func nextStamp() -> UInt64 {
-    stampCounter.add(1, ordering: .relaxed).newValue
-  }
-
-  /// Stamp taken when the latest run started.
-  var lastRunStamp: UInt64 { stamp.load(ordering: .relaxed) }
-
-  // MARK: Running
-
-  private func adopt(_ child: Reaction) {
-    let adopted = state.withLock { state -> Bool in
-      guard !state.isCancelled else { return false }
-      state.children.append(child)
-      return true
-    }
-    if !adopted { child.cancel() }
-  }
-
-  /// Runs the body unless the reaction is cancelled; if it is running on another thread, asks
-  /// that thread to run it again instead.
-  func runIfNeeded(in context: TransactionContext) {
-    let claimed = state.withLock { state -> Bool in
-      guard !state.isCancelled else { return false }
-      guard !state.isRunning else {
-        state.rerunRequested = true
-        return false
-      }
-      state.isRunning = true
-      return true
-    }
-    guard claimed else { return }
-    var again = true
-    while again {
-      performRun(in: context)
-      again = state.withLock { state in
-        if state.rerunRequested && !state.isCancelled {
-          state.rerunRequested = false
-          return true
-        }
-        state.isRunning = false
-        return false
-      }
-    }
-    if isCancelled { uninstallAll() }
-  }
-
-  private func performRun(in context: TransactionContext) {
-    // Everything the last run read came through guards (stores) that are now invalid: nothing
-    // it depends on can matter any more. Drop the dependencies instead of running.
-    if recorder.allGuardsInvalid {
-      recorder.removeAll().uninstall(self)
-      return
-    }
-    stamp.store(ReactionCore.nextStamp(), ordering: .relaxed)
-    let children = state.withLock { state in
-      defer { state.children = [] }
-      return state.children
-    }
-    children.forEach { $0.cancel() }
-
-    recorder.beginRun()
-    let previousReaction = context.runningReaction
-    context.runningReaction = self
-    if let body { withRecorder(recorder, propagating: false, body) }
-    context.runningReaction = previousReaction
-
-    let stale = recorder.endRun()
-    if !stale.isEmpty { stale.uninstall(self) }
-    runs.add(1, ordering: .relaxed)
-    ReactionCore.totalRuns.add(1, ordering: .relaxed)
-  }
-
-  /// Removes every observer entry, once, when not running.
-  private func uninstallAll() {
-    let proceed = state.withLock { state -> Bool in
-      guard !state.isUninstalled, !state.isRunning else { return false }
-      state.isUninstalled = true
-      return true
-    }
-    guard proceed else { return }
-    recorder.removeAll().uninstall(self)
-    // Cancelled and not running, so no run can start: release the body and its captures (which
-    // may be what held the last reference to the handle, say). Released outside every lock.
-    body = nil
-  }
+  /// On the main actor's next turn, at most once per turn, with the latest values.
+  public static var mainActor: ReactionScheduling { ReactionScheduling(kind: .mainActor) }
 }

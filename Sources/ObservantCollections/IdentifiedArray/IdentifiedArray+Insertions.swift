@@ -73,10 +73,9 @@ extension IdentifiedArray {
       _insertNew(element, id: elementID, at: count, probe: probe)
       return nil
     }
-    let oldIdentity = _instanceIdentity(at: offset)
     var replaced = element
     swap(&replaced, &_elements[offset])
-    _elementDidChange(at: offset, from: oldIdentity)
+    _elementWasAssigned(at: offset, replacing: replaced)
     return replaced
   }
 

@@ -22,9 +22,9 @@ extension IdentifiedArray {
       let oldID = _ids[position]
       let newID = _id(of: newValue)
       if newID != oldID { Self._positionalIDChangeFailure(at: position, from: oldID, to: newID) }
-      let oldIdentity = _instanceIdentity(at: position)
+      let old = _elements[position]
       _elements[position] = newValue
-      _elementDidChange(at: position, from: oldIdentity)
+      _elementWasAssigned(at: position, replacing: old)
     }
     // Always inlined: a yield-once coroutine that is not inlined keeps the yielded element in a
     // frame that it may allocate on the heap.
@@ -32,7 +32,8 @@ extension IdentifiedArray {
     _modify {
       let oldID = _ids[position]
       let oldIdentity = _instanceIdentity(at: position)
-      defer { _finishPositionalModify(at: position, oldID: oldID, oldIdentity: oldIdentity) }
+      let token = Self._willModifyInPlace(_elements[position])
+      defer { _finishPositionalModify(at: position, oldID: oldID, oldIdentity: oldIdentity, token: token) }
       yield &_elements[position]
     }
   }
@@ -40,7 +41,8 @@ extension IdentifiedArray {
   /// Checks and records an access through `subscript(position:)` once the caller is done; runs
   /// even when the access is abandoned by a thrown error.
   @inlinable
-  internal mutating func _finishPositionalModify(at position: Int, oldID: ID, oldIdentity: InstanceIdentity?) {
+  internal mutating func _finishPositionalModify(at position: Int, oldID: ID, oldIdentity: InstanceIdentity?, token: UInt64) {
+    Self._didModifyInPlace(_elements[position], identity: oldIdentity, token: token)
     let newID = _id(at: position)
     if newID != oldID { Self._positionalIDChangeFailure(at: position, from: oldID, to: newID) }
     _elementDidChange(at: position, from: oldIdentity)
@@ -83,9 +85,9 @@ extension IdentifiedArray {
       case let (offset?, newValue?):
         let newID = _id(of: newValue)
         if newID != id { Self._keyedIDChangeFailure(from: id, to: newID) }
-        let oldIdentity = _instanceIdentity(at: offset)
+        let old = _elements[offset]
         _elements[offset] = newValue
-        _elementDidChange(at: offset, from: oldIdentity)
+        _elementWasAssigned(at: offset, replacing: old)
       case let (offset?, nil):
         _removeExisting(at: offset, probe: probe)
       case let (nil, newValue?):
@@ -125,12 +127,15 @@ extension IdentifiedArray {
     @usableFromInline internal let probe: _HashIndex.Probe
     /// The instance identity of the element before the access.
     @usableFromInline internal let oldIdentity: InstanceIdentity?
+    /// The element type's token for the in-place mutation (see `InstanceIdentifiable`).
+    @usableFromInline internal let token: UInt64
 
     @inlinable
-    internal init(id: ID, probe: _HashIndex.Probe, oldIdentity: InstanceIdentity?) {
+    internal init(id: ID, probe: _HashIndex.Probe, oldIdentity: InstanceIdentity?, token: UInt64 = 0) {
       self.id = id
       self.probe = probe
       self.oldIdentity = oldIdentity
+      self.token = token
     }
   }
 
@@ -146,14 +151,17 @@ extension IdentifiedArray {
     guard let offset = probe.offset else {
       return (nil, _KeyedAccess(id: id, probe: probe, oldIdentity: nil))
     }
-    let access = _KeyedAccess(id: id, probe: probe, oldIdentity: _instanceIdentity(at: offset))
+    let oldIdentity = _instanceIdentity(at: offset)
+    let element: Element
     if offset == _elements.count &- 1 {
-      return (_elements.removeLast(), access)
+      element = _elements.removeLast()
+    } else {
+      element = _elements.withUnsafeMutableBufferPointer { buffer in
+        (buffer.baseAddress! + offset).move()
+      }
     }
-    let element = _elements.withUnsafeMutableBufferPointer { buffer in
-      (buffer.baseAddress! + offset).move()
-    }
-    return (element, access)
+    let token = Self._willModifyInPlace(element)
+    return (element, _KeyedAccess(id: id, probe: probe, oldIdentity: oldIdentity, token: token))
   }
 
   /// Ends an access through `subscript(id:)`: puts the element moved out by `_prepareKeyedModify`
@@ -179,10 +187,12 @@ extension IdentifiedArray {
           (buffer.baseAddress! + offset).initialize(to: element.take()!)
         }
       }
+      Self._didModifyInPlace(_elements[offset], identity: access.oldIdentity, token: access.token)
       let newID = _id(at: offset)
       if newID != id { Self._keyedIDChangeFailure(from: id, to: newID) }
       _elementDidChange(at: offset, from: access.oldIdentity)
     } else {
+      Self._didModifyInPlace(nil, identity: access.oldIdentity, token: access.token)
       // The caller removed the element.
       if !tookLast {
         // Fill the empty slot with a copy of a neighbour, then remove that stand-in the usual way.

@@ -104,6 +104,45 @@ extension IdentifiedArray {
     }
   }
 
+  /// Records that the element at `offset` was overwritten by assignment; `old` is the element it
+  /// replaced. A replacement by a value of the same identity (an edited copy) is not structural,
+  /// and the element type hears of it, so that readers of what differs are told.
+  @inlinable
+  internal mutating func _elementWasAssigned(at offset: Int, replacing old: Element) {
+    let oldIdentity = Self._instanceIdentity(of: old)
+    _elementDidChange(at: offset, from: oldIdentity)
+    if let oldIdentity, oldIdentity == _instanceIdentity(at: offset) {
+      Self._instanceWasReplaced(old, by: _elements[offset])
+    }
+  }
+
+  /// The hooks of `InstanceIdentifiable` element types, called around in-place mutation of an
+  /// element and after an element is overwritten with a value of the same identity. Nothing for
+  /// other element types (the type test folds away in specialized code).
+  @inlinable @inline(__always)
+  internal static func _willModifyInPlace(_ element: Element) -> UInt64 {
+    guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return 0 }
+    return _openWillModify(identifiableType, element)
+  }
+
+  @inlinable @inline(__always)
+  internal static func _didModifyInPlace(_ element: Element?, identity: InstanceIdentity?, token: UInt64) {
+    guard let identity, let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return }
+    _openDidModify(identifiableType, element, identity: identity, token: token)
+  }
+
+  @inlinable @inline(__always)
+  internal static func _instanceWasReplaced(_ old: Element, by new: Element) {
+    guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return }
+    _openWasReplaced(identifiableType, old, new)
+  }
+
+  /// The instance identity of `element`, or `nil` if `Element` is not ``InstanceIdentifiable``.
+  @inlinable @inline(__always)
+  internal static func _instanceIdentity(of element: Element) -> InstanceIdentity? {
+    withUnsafePointer(to: element) { _instanceIdentity(at: $0) }
+  }
+
   /// The instance identity of the element at `element`, or `nil` if `Element` is not
   /// ``InstanceIdentifiable``.
   ///
@@ -121,6 +160,23 @@ extension IdentifiedArray {
   internal func _instanceIdentity(at offset: Int) -> InstanceIdentity? {
     _elements.withUnsafeBufferPointer { Self._instanceIdentity(at: $0.baseAddress! + offset) }
   }
+}
+
+@inlinable
+internal func _openWillModify<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ element: Element) -> UInt64 {
+  Identified._willModifyInstanceInPlace(element as! Identified)
+}
+
+@inlinable
+internal func _openDidModify<Identified: InstanceIdentifiable, Element>(
+  _: Identified.Type, _ element: Element?, identity: InstanceIdentity, token: UInt64
+) {
+  Identified._didModifyInstanceInPlace(element.map { $0 as! Identified }, identity: identity, stampBefore: token)
+}
+
+@inlinable
+internal func _openWasReplaced<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ old: Element, _ new: Element) {
+  Identified._instanceWasReplaced(old as! Identified, by: new as! Identified)
 }
 
 /// Reads the identity of the element at `element`, whose type is `Identified`: the caller's

@@ -1,4 +1,4 @@
-// Thread-local slots for Observant's tracking runtime.
+// Thread-local slots and small atomics for Observant's tracking runtime.
 //
 // Swift has no thread-local stored variables; `pthread_getspecific` costs a library call per read
 // (about 4 ns here), which would dominate an untracked property read. A C11 `_Thread_local` read
@@ -17,22 +17,26 @@
 #define OBSERVANT_INLINE static inline
 #endif
 
-// initial-exec: a direct %fs-relative load instead of a __tls_get_addr call. Observant's TLS is
-// two pointers, well within the static TLS space glibc reserves for dlopen'ed libraries.
+// initial-exec: a direct %fs-relative load instead of a __tls_get_addr call. Observant's TLS is a
+// few words, well within the static TLS space glibc reserves for dlopen'ed libraries.
 #if __has_attribute(tls_model)
 #define OBSERVANT_TLS __attribute__((tls_model("initial-exec")))
 #else
 #define OBSERVANT_TLS
 #endif
 
-/// The access recorder of the innermost active tracking scope on this thread, or NULL.
-extern _Thread_local void *_Nullable _observant_current_recorder OBSERVANT_TLS;
+// MARK: Tracking scope
 
-/// This thread's transaction context (owned +1 by the slot), or NULL.
-extern _Thread_local void *_Nullable _observant_current_context OBSERVANT_TLS;
+/// The recorder of the innermost active tracking scope on this thread, or NULL.
+extern _Thread_local void *_Nullable _observant_current_recorder OBSERVANT_TLS;
 
 OBSERVANT_INLINE void *_Nullable observant_recorder_get(void) { return _observant_current_recorder; }
 OBSERVANT_INLINE void observant_recorder_set(void *_Nullable recorder) { _observant_current_recorder = recorder; }
+
+// MARK: Transaction context
+
+/// This thread's transaction context (owned +1 by the slot), or NULL.
+extern _Thread_local void *_Nullable _observant_current_context OBSERVANT_TLS;
 
 OBSERVANT_INLINE void *_Nullable observant_context_get(void) { return _observant_current_context; }
 
@@ -40,6 +44,54 @@ OBSERVANT_INLINE void *_Nullable observant_context_get(void) { return _observant
 /// thread exits (once per thread; later calls on the same thread only replace the pointer).
 void observant_context_install(void *_Nonnull context, void (*_Nonnull release)(void *_Nonnull));
 
+
+// MARK: Stamps
+
+/// The next stamp of this thread's block, and the end of the block.
+extern _Thread_local uint64_t _observant_stamp_next OBSERVANT_TLS;
+extern _Thread_local uint64_t _observant_stamp_end OBSERVANT_TLS;
+
+/// Takes a new block of stamps from the process-wide counter and returns its first stamp.
+uint64_t observant_stamp_refill(void);
+
+/// A stamp never handed out before in this process, by any thread: a thread-local increment, and
+/// once per 4,096 stamps one atomic add on a process-wide counter. Never 0.
+OBSERVANT_INLINE uint64_t observant_stamp_next(void) {
+  uint64_t next = _observant_stamp_next;
+  if (__builtin_expect(next == _observant_stamp_end, 0)) { return observant_stamp_refill(); }
+  _observant_stamp_next = next + 1;
+  return next;
+}
+
+// MARK: In-place mutation frames
+
+/// The innermost in-place mutation of an observable value on this thread: the address of the
+/// value's registrar object (NULL when the innermost access is not of observable state) and the
+/// stamp the value is expected to carry if every change so far went through its accessors.
+extern _Thread_local void *_Nullable _observant_frame_registrar OBSERVANT_TLS;
+extern _Thread_local uint64_t _observant_frame_expected OBSERVANT_TLS;
+/// How many in-place mutations of tracked fields are open on this thread.
+extern _Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS;
+
+OBSERVANT_INLINE void *_Nullable observant_frame_registrar(void) { return _observant_frame_registrar; }
+OBSERVANT_INLINE uint64_t observant_frame_expected(void) { return _observant_frame_expected; }
+OBSERVANT_INLINE uint64_t observant_frame_depth(void) { return _observant_frame_depth; }
+OBSERVANT_INLINE void observant_frame_set(void *_Nullable registrar, uint64_t expected) {
+  _observant_frame_registrar = registrar;
+  _observant_frame_expected = expected;
+}
+OBSERVANT_INLINE void observant_frame_set_expected(uint64_t expected) { _observant_frame_expected = expected; }
+OBSERVANT_INLINE void observant_frame_set_depth(uint64_t depth) { _observant_frame_depth = depth; }
+
+// MARK: Executors
+
+/// Whether the running code executes on the serial executor `(identity, implementation)` (the two
+/// words of an `UnownedSerialExecutor`): the Swift runtime's answer, which follows the executor a
+/// job runs on rather than the thread (on Linux, the main actor's jobs need not run on the main
+/// thread).
+int observant_is_current_executor(void *_Nullable identity, uintptr_t implementation);
+
+// MARK: Sanitizers
 
 /// Nonzero when this library was compiled with ThreadSanitizer (`swift build --sanitize=thread`).
 extern const int observant_tsan_enabled;

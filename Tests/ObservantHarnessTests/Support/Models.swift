@@ -5,48 +5,38 @@ import Synchronization
 /// A row with its own registrar: readers of `count` hear about it from the row, not from the
 /// array holding it.
 struct Row: ObservableState, Identifiable, Equatable {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
   let id: Int
 
-  private var _count: Int
-  var count: Int {
-    get { read(\.count, _count) }
-    set { write(\.count, &_count, newValue) }
-  }
+  private var _count: StateField<Int>
+  var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 
   init(id: Int, count: Int = 0) {
     self.id = id
-    _count = count
+    _count = StateField(count)
   }
 }
 
 /// A list screen's state: a title, the rows, and a separately tracked row count that only the
 /// helpers below maintain (so moving rows, which does not change it, notifies nobody reading it).
 struct ListState: ObservableState {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
 
-  private var _title = "Rows"
-  var title: String {
-    get { read(\.title, _title) }
-    set { write(\.title, &_title, newValue) }
-  }
+  private var _title = StateField("Rows")
+  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
 
-  private var _rows: IdentifiedArrayOf<Row> = []
+  private var _rows = StateField<IdentifiedArrayOf<Row>>([])
   var rows: IdentifiedArrayOf<Row> {
-    get { read(\.rows, _rows) }
-    set { write(\.rows, &_rows, newValue) }
-    _modify { yield &self[tracking: \.rows, storage: \._rows] }
+    get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+    _modify { yield &self[tracking: \._rows] }
   }
 
-  private var _rowCount = 0
-  var rowCount: Int {
-    get { read(\.rowCount, _rowCount) }
-    set { write(\.rowCount, &_rowCount, newValue) }
-  }
+  private var _rowCount = StateField(0)
+  var rowCount: Int { get { registrar.read(_rowCount) } set { registrar.write(&_rowCount, newValue) } }
 
   init(rows: some Sequence<Row> = []) {
-    _rows = IdentifiedArrayOf(uniqueElements: rows)
-    _rowCount = _rows.count
+    _rows = StateField(IdentifiedArrayOf(uniqueElements: rows))
+    _rowCount = StateField(_rows.value.count)
   }
 
   mutating func appendRow(_ row: Row) {

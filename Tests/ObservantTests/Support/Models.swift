@@ -38,41 +38,32 @@ struct Pair: Equatable {
 }
 
 struct Child: ObservableState, Equatable {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
 
-  private var _count = 0
-  var count: Int {
-    get { read(\.count, _count) }
-    set { write(\.count, &_count, newValue) }
-  }
+  private var _count = StateField(0)
+  var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 
-  private var _name = ""
-  var name: String {
-    get { read(\.name, _name) }
-    set { write(\.name, &_name, newValue) }
-  }
+  private var _name = StateField("")
+  var name: String { get { registrar.read(_name) } set { registrar.write(&_name, newValue) } }
 
   init(count: Int = 0, name: String = "") {
-    _count = count
-    _name = name
+    _count = StateField(count)
+    _name = StateField(name)
   }
 
   mutating func reset() { self = Child() }
 }
 
 struct Row: ObservableState, Identifiable, Equatable {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
   let id: Int
 
-  private var _count = 0
-  var count: Int {
-    get { read(\.count, _count) }
-    set { write(\.count, &_count, newValue) }
-  }
+  private var _count = StateField(0)
+  var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 
   init(id: Int, count: Int = 0) {
     self.id = id
-    _count = count
+    _count = StateField(count)
   }
 }
 
@@ -83,68 +74,55 @@ struct PlainRow: Identifiable, Equatable {
 }
 
 struct Parent: ObservableState {
-  let stateRegistrar = StateRegistrar()
+  var registrar = StateRegistrar<Self>()
 
-  private var _title = "Parent"
-  var title: String {
-    get { read(\.title, _title) }
-    set { write(\.title, &_title, newValue) }
-  }
+  private var _title = StateField("Parent")
+  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
 
-  private var _child = Child()
+  private var _child = StateField(Child())
   var child: Child {
-    get { read(\.child, _child) }
-    set { write(\.child, &_child, newValue) }
-    _modify { yield &self[tracking: \.child, storage: \._child] }
+    get { registrar.read(_child) } set { registrar.write(&_child, newValue) }
+    _modify { yield &self[tracking: \._child] }
   }
 
-  private var _sibling = Child()
+  private var _sibling = StateField(Child())
   var sibling: Child {
-    get { read(\.sibling, _sibling) }
-    set { write(\.sibling, &_sibling, newValue) }
-    _modify { yield &self[tracking: \.sibling, storage: \._sibling] }
+    get { registrar.read(_sibling) } set { registrar.write(&_sibling, newValue) }
+    _modify { yield &self[tracking: \._sibling] }
   }
 
-  private var _optional: Child? = nil
+  private var _optional = StateField<Child?>(nil)
   var optional: Child? {
-    get { read(\.optional, _optional) }
-    set { write(\.optional, &_optional, newValue) }
-    _modify { yield &self[tracking: \.optional, storage: \._optional] }
+    get { registrar.read(_optional) } set { registrar.write(&_optional, newValue) }
+    _modify { yield &self[tracking: \._optional] }
   }
 
-  private var _rows: IdentifiedArrayOf<Row> = []
+  private var _rows = StateField<IdentifiedArrayOf<Row>>([])
   var rows: IdentifiedArrayOf<Row> {
-    get { read(\.rows, _rows) }
-    set { write(\.rows, &_rows, newValue) }
-    _modify { yield &self[tracking: \.rows, storage: \._rows] }
+    get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+    _modify { yield &self[tracking: \._rows] }
   }
 
-  private var _plainRows: IdentifiedArrayOf<PlainRow> = []
+  private var _plainRows = StateField<IdentifiedArrayOf<PlainRow>>([])
   var plainRows: IdentifiedArrayOf<PlainRow> {
-    get { read(\.plainRows, _plainRows) }
-    set { write(\.plainRows, &_plainRows, newValue) }
-    _modify { yield &self[tracking: \.plainRows, storage: \._plainRows] }
+    get { registrar.read(_plainRows) } set { registrar.write(&_plainRows, newValue) }
+    _modify { yield &self[tracking: \._plainRows] }
   }
 
-  private var _numbers: [Int] = []
+  private var _numbers = StateField<[Int]>([])
   var numbers: [Int] {
-    get { read(\.numbers, _numbers) }
-    set { write(\.numbers, &_numbers, newValue) }
-    _modify { yield &self[tracking: \.numbers, storage: \._numbers] }
+    get { registrar.read(_numbers) } set { registrar.write(&_numbers, newValue) }
+    _modify { yield &self[tracking: \._numbers] }
   }
 
-  private var _score = 0
+  private var _score = StateField(0)
   var score: Int {
-    get { read(\.score, _score) }
-    set { write(\.score, &_score, newValue) }
-    _modify { yield &self[tracking: \.score, storage: \._score] }
+    get { registrar.read(_score) } set { registrar.write(&_score, newValue) }
+    _modify { yield &self[tracking: \._score] }
   }
 
-  private var _opaque = Opaque(value: 0)
-  var opaque: Opaque {
-    get { read(\.opaque, _opaque) }
-    set { write(\.opaque, &_opaque, newValue) }
-  }
+  private var _opaque = StateField(Opaque(value: 0))
+  var opaque: Opaque { get { registrar.read(_opaque) } set { registrar.write(&_opaque, newValue) } }
 
   init() {}
 

@@ -1,0 +1,74 @@
+/// Brings readers up to date after a value was replaced wholesale inside an in-place mutation,
+/// where the value it replaced is gone: `self = saved` in a mutating method, an edited copy
+/// assigned through an `inout` parameter, `state = snapshot` in a store's reducer.
+///
+/// Every dependency records the stamp of the field state it read. After the replacement, the
+/// value's subtree holds the current stamps; a dependency of a registrar in the subtree whose stamp
+/// is not the current one (in every place the subtree holds that value) read something that
+/// changed, and hears about it. Dependencies that read what is still there stay quiet.
+///
+/// - Complexity: O(*n*) in the size of the subtree, plus the dependencies of its registrars.
+internal struct Reconciliation {
+  /// Per registrar found in the subtree: its table and the field stamps of each place it occurs.
+  private var found: [ObjectIdentifier: (table: ObserverTable, occurrences: [Set<UInt64>])] = [:]
+  private var depth = 0
+
+  /// Reconciles the readers of `value`'s subtree.
+  static func reconcile<Value>(_ value: Value) {
+    var reconciliation = Reconciliation()
+    reconciliation.collect(value)
+    reconciliation.deliver()
+  }
+
+  mutating func collect<Value>(_ value: Value) {
+    let flags = _TypeTraits.flags(of: Value.self)
+    guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return }
+    depth += 1
+    defer { depth -= 1 }
+    if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
+      collectOpened(type, value)
+    } else if let container = Value.self as? any _StateContainer.Type {
+      container._collectElements(value, into: &self)
+    } else {
+      var states: [any ObservableState] = []
+      ContentDiff.collectStates(in: value, into: &states, depth: 0)
+      for state in states { collectExistential(state) }
+    }
+  }
+
+  private mutating func collectOpened<State: ObservableState, Value>(_: State.Type, _ value: Value) {
+    collect(state: value as! State)
+  }
+
+  private mutating func collectExistential(_ state: any ObservableState) {
+    func open<State: ObservableState>(_ state: State) { collect(state: state) }
+    open(state)
+  }
+
+  /// Collects one state value and everything it holds.
+  mutating func collect<State: ObservableState>(state: State) {
+    let layout = StateLayout.of(State.self)
+    let stamps = Set(state._fieldStamps)
+    if let table = state.registrar.registrar.existingTable {
+      let id = ObjectIdentifier(table)
+      if found[id] == nil { found[id] = (table, []) }
+      found[id]!.occurrences.append(stamps)
+    }
+    withUnsafeBytes(of: state) { bytes in
+      for field in layout.fields { field.storage._collect(at: bytes.baseAddress! + field.offset, into: &self) }
+    }
+  }
+
+  /// Notifies the dependencies whose stamp is not current everywhere their value occurs.
+  func deliver() {
+    var stale: [Dependency] = []
+    for (_, entry) in found {
+      for dependency in entry.table.allDependencies() {
+        let seen = dependency.seen.load(ordering: .relaxed)
+        guard seen != Stamp.none else { continue }  // not a value-type field read
+        if !entry.occurrences.allSatisfy({ $0.contains(seen) }) { stale.append(dependency) }
+      }
+    }
+    Notifications.deliverReplacement(stale)
+  }
+}

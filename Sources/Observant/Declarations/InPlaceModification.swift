@@ -1,0 +1,241 @@
+/// How an in-place mutation (`_modify`) of a tracked field tells what changed.
+@usableFromInline
+internal enum _ModifyStrategy: UInt8 {
+  /// Trivially copyable: mutate a copy, then write it like a setter (compare, notify, store).
+  case trivial
+  /// Observable state, or an optional one: mutate in place; the identity before and after decides
+  /// whether the slot changed; the child's own fields report their changes.
+  case state
+  /// An identified array: mutate in place; its structural version (or, for elements that are not
+  /// observable state, its version) decides whether the slot changed.
+  case identifiedArray
+  /// Another collection of observable state (an array, a dictionary): mutate in place; the ids
+  /// before and after (captured in O(*n*)) decide whether the slot changed.
+  case stateCollection
+  /// Another identity-comparable type (enum state): mutate a copy, then write it like a setter.
+  case identityComparable
+  /// Anything else: no O(1) check exists without a copy (which would force copy-on-write of the
+  /// field's storage); notify before the mutation, unconditionally.
+  case announce
+
+  /// Whether the accessor yields a copy (then written like a setter) instead of the storage.
+  @inlinable
+  var yieldsCopy: Bool { self == .trivial || self == .identityComparable }
+}
+
+@inlinable
+internal func _modifyStrategy<Value>(_: Value.Type) -> _ModifyStrategy {
+  let flags = _TypeTraits.flags(of: Value.self)
+  if flags & _TypeTraits.trivial != 0 { return .trivial }
+  if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 { return .state }
+  if flags & _TypeTraits.identifiedArray != 0 { return .identifiedArray }
+  if flags & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 { return .stateCollection }
+  if flags & _TypeTraits.identityComparable != 0 { return .identityComparable }
+  return .announce
+}
+
+/// What an in-place mutation changed.
+@usableFromInline
+internal enum _ModificationOutcome {
+  /// Nothing.
+  case unchanged
+  /// What the slot holds changed inside; the inner registrars told their readers.
+  case content
+  /// The slot changed; its readers must hear it (after the fact: the old value is gone). The
+  /// values are identity tokens, for recognizing a slot set back within its transaction.
+  case slot(before: UInt64, after: UInt64)
+  /// The slot's readers were told before the mutation (`.announce`).
+  case announced
+}
+
+/// The bookkeeping of one in-place mutation of a tracked field that yields the storage itself
+/// (the `.state`, `.identifiedArray`, `.stateCollection` and `.announce` strategies), shared by
+/// `@Tracked`, the `ObservableState` accessors and the anchors of live state.
+///
+/// `begin` reads what the strategy needs before the mutation and opens an in-place frame (which
+/// defers synchronous observers and checks the value's stamps); `finish` closes it and says what
+/// changed. Values replaced wholesale inside the mutation (`self = saved`) are reconciled here.
+@usableFromInline
+internal struct _InPlaceModification<Value> {
+  @usableFromInline let strategy: _ModifyStrategy
+  private let identityBefore: UInt64
+  private let stampBefore: UInt64
+  private let capture: Any?
+
+  /// Starts the mutation of `current`.
+  ///
+  /// - Parameter anchored: the storage is live state (a class's property, a store's root, or a
+  ///   field of a value whose own in-place mutation is anchored).
+  @usableFromInline @inline(never)
+  init(_ strategy: _ModifyStrategy, current: Value, anchored: Bool) {
+    self.strategy = strategy
+    switch strategy {
+    case .state:
+      let token = _stateToken(of: current)
+      identityBefore = token.id
+      stampBefore = token.stamp
+      capture = nil
+      InPlaceFrames.begin(token.registrar, stamp: token.stamp, anchored: anchored)
+    case .identifiedArray:
+      let tokens = (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(of: current)
+      identityBefore = tokens.structural
+      stampBefore = tokens.version
+      capture = nil
+      InPlaceFrames.begin(nil, stamp: 0, anchored: anchored)
+    case .stateCollection:
+      identityBefore = 0
+      stampBefore = 0
+      capture = (Value.self as? any _StateCollectionTokens.Type)?._captureTokens(of: current)
+      InPlaceFrames.begin(nil, stamp: 0, anchored: anchored)
+    case .announce, .trivial, .identityComparable:
+      identityBefore = 0
+      stampBefore = 0
+      capture = nil
+      InPlaceFrames.begin(nil, stamp: 0, anchored: anchored)
+    }
+  }
+
+  /// Ends the mutation; `current` is the storage's value now.
+  @usableFromInline @inline(never)
+  func finish(current: Value) -> _ModificationOutcome {
+    switch strategy {
+    case .state:
+      let token = _stateToken(of: current)
+      let verified = InPlaceFrames.end(stamp: token.stamp, sameIdentity: token.id == identityBefore)
+      if token.id != identityBefore { return .slot(before: identityBefore, after: token.id) }
+      guard token.stamp != stampBefore else { return .unchanged }
+      // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
+      // have not heard of it.
+      if !verified { _reconcile(current) }
+      return .content
+    case .identifiedArray:
+      InPlaceFrames.end(stamp: 0)
+      let tokens = (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(of: current)
+      if tokens.structural != identityBefore { return .slot(before: identityBefore, after: tokens.structural) }
+      return tokens.version != stampBefore ? .content : .unchanged
+    case .stateCollection:
+      InPlaceFrames.end(stamp: 0)
+      guard let collection = Value.self as? any _StateCollectionTokens.Type, let capture else { return .announced }
+      return collection._finish(current, since: capture)
+    case .announce, .trivial, .identityComparable:
+      InPlaceFrames.end(stamp: 0)
+      return .announced
+    }
+  }
+}
+
+/// What the `.state` strategy reads: the identity and stamp of a state or optional state (0 and 0
+/// for `nil`), and its registrar.
+internal struct _StateToken {
+  let registrar: TrackingRegistrar?
+  let id: UInt64
+  let stamp: UInt64
+}
+
+internal func _stateToken<Value>(of value: Value) -> _StateToken {
+  if let type = Value.self as? any ObservableState.Type { return _openStateToken(type, value) }
+  if let type = Value.self as? any _OptionalStateToken.Type { return type._token(of: value) }
+  return _StateToken(registrar: nil, id: 0, stamp: 0)
+}
+
+private func _openStateToken<State: ObservableState, Value>(_: State.Type, _ value: Value) -> _StateToken {
+  let state = value as! State
+  return _StateToken(registrar: state.registrar.registrar, id: state.registrar.id.rawValue, stamp: state.registrar.stamp)
+}
+
+internal protocol _OptionalStateToken {
+  static func _token<Value>(of value: Value) -> _StateToken
+}
+
+extension Optional: _OptionalStateToken where Wrapped: ObservableState {
+  static func _token<Value>(of value: Value) -> _StateToken {
+    guard let state = value as! Wrapped? else { return _StateToken(registrar: nil, id: 0, stamp: 0) }
+    return _StateToken(registrar: state.registrar.registrar, id: state.registrar.id.rawValue, stamp: state.registrar.stamp)
+  }
+}
+
+/// What the `.identifiedArray` strategy reads.
+internal protocol _IdentifiedArrayTokens {
+  /// `structural` changes exactly when the slot must notify: the structural version for elements
+  /// that report their own changes, the version for any other element.
+  static func _tokens<Value>(of value: Value) -> (structural: UInt64, version: UInt64)
+}
+
+extension IdentifiedArray: _IdentifiedArrayTokens {
+  static func _tokens<Value>(of value: Value) -> (structural: UInt64, version: UInt64) {
+    let array = value as! Self
+    let reportsOwnChanges = _TypeTraits.flags(of: Element.self) & _TypeTraits.observableState != 0
+    return (reportsOwnChanges ? array.structuralVersion : array.version, array.version)
+  }
+}
+
+/// What the `.stateCollection` strategy reads: the identities (and stamps) of the elements before
+/// the mutation, compared with the elements after it in O(*n*).
+internal protocol _StateCollectionTokens {
+  static func _captureTokens<Value>(of value: Value) -> Any
+  static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome
+}
+
+extension Array: _StateCollectionTokens where Element: ObservableState {
+  static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
+  static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
+    _finishElements(value as! Self, since: capture)
+  }
+}
+
+extension ContiguousArray: _StateCollectionTokens where Element: ObservableState {
+  static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
+  static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
+    _finishElements(value as! Self, since: capture)
+  }
+}
+
+extension ArraySlice: _StateCollectionTokens where Element: ObservableState {
+  static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
+  static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
+    _finishElements(value as! Self, since: capture)
+  }
+}
+
+extension Dictionary: _StateCollectionTokens where Value: ObservableState {
+  static func _captureTokens<Field>(of value: Field) -> Any {
+    (value as! Self).mapValues { ($0.registrar.id.rawValue, $0.registrar.stamp) }
+  }
+
+  static func _finish<Field>(_ value: Field, since capture: Any) -> _ModificationOutcome {
+    let dictionary = value as! Self
+    guard let before = capture as? [Key: (UInt64, UInt64)] else { return .announced }
+    let sameIdentities =
+      before.count == dictionary.count
+      && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.0 }
+    guard sameIdentities else { return .slot(before: 0, after: 1) }
+    var changed = false
+    for (key, element) in dictionary where before[key]?.1 != element.registrar.stamp {
+      changed = true
+      _reconcile(element)
+    }
+    return changed ? .content : .unchanged
+  }
+}
+
+private func _elementTokens<States: Collection>(_ states: States) -> [(UInt64, UInt64)]
+where States.Element: ObservableState {
+  states.map { ($0.registrar.id.rawValue, $0.registrar.stamp) }
+}
+
+/// Same identities in the same order: the slot is unchanged, and elements whose stamps moved are
+/// reconciled (an array cannot tell an element edited through its accessors from one replaced by an
+/// edited copy; reconciling tells exactly the readers of what differs).
+private func _finishElements<States: Collection>(_ states: States, since capture: Any) -> _ModificationOutcome
+where States.Element: ObservableState {
+  guard let before = capture as? [(UInt64, UInt64)] else { return .announced }
+  guard before.count == states.count,
+    zip(before, states).allSatisfy({ $0.0 == $1.registrar.id.rawValue })
+  else { return .slot(before: 0, after: 1) }
+  var changed = false
+  for (token, state) in zip(before, states) where token.1 != state.registrar.stamp {
+    changed = true
+    _reconcile(state)
+  }
+  return changed ? .content : .unchanged
+}

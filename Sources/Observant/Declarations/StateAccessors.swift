@@ -1,0 +1,148 @@
+extension StateRegistrar {
+  /// The getter of a tracked field: records the read, returns the value.
+  ///
+  /// ```swift
+  /// var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - storage: the field's storage.
+  ///   - field: the field's name; the default (`#function` inside the accessor) is the property's
+  ///     name, which identifies the field. Leave it out.
+  /// - Complexity: O(1). Outside a tracking scope: one thread-local load.
+  @inlinable @inline(__always)
+  public func read<Value>(_ storage: StateField<Value>, field: StaticString = #function) -> Value {
+    _recordAccess(registrar, .unresolved, .field(field, owner: Owner.self), seen: storage.stamp)
+    return storage.value
+  }
+
+  /// The setter of a tracked field: stores `newValue` and notifies the field's readers, unless
+  /// nothing changed (identity rules, then `==`, then `===`; see `isIdentityEqual`).
+  ///
+  /// ```swift
+  /// var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
+  /// ```
+  ///
+  /// Writing an edited copy of child state over the value it was copied from (same identity)
+  /// notifies the readers of the child's fields that differ, not the readers of this field.
+  ///
+  /// - Parameters:
+  ///   - storage: the field's storage.
+  ///   - newValue: the value to store.
+  ///   - field: the field's name; leave out the default (`#function`, the property's name).
+  /// - Complexity: O(1) when nobody observes the value and the field holds no state (a comparison,
+  ///   a thread-local increment, the store); otherwise the comparison plus notifying the field's
+  ///   readers.
+  @inlinable
+  public mutating func write<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString = #function) {
+    switch _classifyWrite(storage.value, newValue) {
+    case .none:
+      // Nothing a reader can tell changed; the value is stored all the same (an equal value may
+      // still differ in ways nobody observes, an identified array's journal, say).
+      storage.value = newValue
+    case .content:
+      _writeContent(&storage, newValue)
+    case .slot:
+      if registrar.hasObservers {
+        _writeObserved(&storage, newValue, field: field)
+      } else {
+        let new = Stamp.next()
+        storage.value = newValue
+        storage.stamp = new
+        _noteChange(to: new)
+      }
+    }
+  }
+
+  /// Whether a write to this value is a write to live state, whose result every reader of its
+  /// lineage sees: the value has no other copy (its registrar is referenced by it alone), or it is
+  /// being mutated in place inside an anchored in-place mutation (a class's property, a store's
+  /// root). Only live writes may be recognized as "set and set back".
+  @inlinable
+  internal var _isLive: Bool {
+    mutating get {
+      isKnownUniquelyReferenced(&registrar)
+        || (InPlaceFrames.isInnermost(registrar, stamp: stamp) && InPlaceFrames.innermostIsAnchored)
+    }
+  }
+
+  /// Records that the value changed: a new stamp, which the innermost in-place mutation of this
+  /// value (if any) expects next.
+  @inlinable @inline(__always)
+  internal mutating func _noteChange(to new: UInt64) {
+    InPlaceFrames.noteChange(of: registrar, from: stamp, to: new)
+    stamp = new
+  }
+
+  @inlinable @inline(__always)
+  internal mutating func _noteChange() { _noteChange(to: Stamp.next()) }
+
+  /// A write that replaces what the field holds, with readers to tell (out of line, so accessors
+  /// inline to a comparison, a load and a branch).
+  @inlinable @inline(never)
+  internal mutating func _writeObserved<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
+    let live = _isLive
+    let (seen, opened) = registrar._announceFieldWrite(
+      field, owner: Owner.self, from: storage.stamp, live: live,
+      values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
+    storage.value = newValue
+    storage.stamp = seen
+    _noteChange()
+    if opened { _endImplicitTransaction() }
+  }
+
+  /// A write of a value with the same identity as the old one but other content (an edited copy
+  /// assigned back): the readers of what differs inside hear it, the field's own readers need not.
+  @inlinable @inline(never)
+  internal mutating func _writeContent<Value>(_ storage: inout StateField<Value>, _ newValue: Value) {
+    _beginInPlaceMutation()
+    _notifyContentDifferences(old: storage.value, new: newValue)
+    storage.value = newValue
+    _noteChange()
+    _endInPlaceMutation()
+  }
+}
+
+extension TrackingRegistrar {
+  /// Notifies the readers of the value-type field `name` that read the state `seen`, which a write
+  /// is about to replace. Returns the stamp the field should carry and whether the caller must end
+  /// an implicit transaction once the value is stored.
+  @usableFromInline
+  internal func _announceFieldWrite(
+    _ name: StaticString, owner: Any.Type, from seen: UInt64, live: Bool, values: () -> ChangeValues?
+  ) -> (seen: UInt64, openedTransaction: Bool) {
+    let proposed = Stamp.next()
+    guard let table = existingTable else { return (proposed, false) }
+    let key = FieldNames.key(for: name)
+    let dependencies = table.dependencies(of: key, overwriting: seen)
+    return Notifications.deliver(
+      dependencies, table: table, key: key, name: .field(name, owner: owner), from: seen, to: proposed,
+      isLive: live, values: values)
+  }
+
+  /// Notifies the readers of the class field `key` (which have no stamps). Returns whether the
+  /// caller must end an implicit transaction once the value is stored.
+  @usableFromInline
+  internal func _announceClassFieldWrite(
+    _ key: FieldKey, owner: AnyObject.Type, values: () -> ChangeValues?
+  ) -> Bool {
+    guard let table = existingTable else { return false }
+    let dependencies = table.dependencies(of: key, overwriting: Stamp.none)
+    return Notifications.deliver(
+      dependencies, table: table, key: key, name: .storedProperty(owner), from: Stamp.none, to: Stamp.none,
+      isLive: true, values: values
+    ).openedTransaction
+  }
+}
+
+/// Tells the readers of whatever differs between two values of the same identity.
+@usableFromInline
+internal func _notifyContentDifferences<Value>(old: Value, new: Value) {
+  ContentDiff.notify(old: old, new: new)
+}
+
+/// Tells the readers of `value`'s subtree that read something it no longer holds.
+@usableFromInline
+internal func _reconcile<Value>(_ value: Value) {
+  Reconciliation.reconcile(value)
+}

@@ -1,0 +1,66 @@
+/// Makes a `weak` reference of a `Trackable` class observable: a delegate, a parent, a
+/// coordinator the object does not own.
+///
+/// ```swift
+/// final class Row: Trackable {
+///   let trackingRegistrar = TrackingRegistrar()
+///   @TrackedWeak var parent: Section?
+/// }
+/// ```
+///
+/// Reads record the property; assigning another object (or `nil`) notifies its readers. The
+/// referenced object going away on its own does not notify (Swift offers no hook for it): a
+/// reader sees `nil` the next time it runs.
+@propertyWrapper
+public struct TrackedWeak<Object: AnyObject> {
+  @usableFromInline
+  internal weak var object: Object?
+
+  @inlinable
+  public init(wrappedValue: Object?) {
+    object = wrappedValue
+  }
+
+  /// Unavailable: `@TrackedWeak` reaches its object's registrar through the enclosing instance, so
+  /// it works only on properties of classes that conform to `Trackable`.
+  @available(*, unavailable, message: "@TrackedWeak can only be used on properties of a class that conforms to Trackable")
+  public var wrappedValue: Object? {
+    get { fatalError("@TrackedWeak can only be used on properties of a class that conforms to Trackable") }
+    set { fatalError("@TrackedWeak can only be used on properties of a class that conforms to Trackable") }
+  }
+
+  @inlinable
+  public static subscript<Owner: Trackable>(
+    _enclosingInstance owner: Owner,
+    wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Object?>,
+    storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
+  ) -> Object? {
+    get {
+      if let recorder = ThreadLocal.recorder {
+        recorder._withUnsafeGuaranteedRef {
+          $0.record(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
+        }
+      }
+      return owner[keyPath: storageKeyPath].object
+    }
+    set {
+      let registrar = owner.trackingRegistrar
+      let old = owner[keyPath: storageKeyPath].object
+      guard old !== newValue else { return }
+      var opened = false
+      if registrar.hasObservers {
+        opened = registrar._announceClassFieldWrite(
+          _fieldKey(owner, storageKeyPath), owner: Owner.self, values: { _changeValues(old, newValue) })
+      }
+      owner[keyPath: storageKeyPath].object = newValue
+      if opened { _endImplicitTransaction() }
+    }
+  }
+
+  @inlinable @inline(__always)
+  internal static func _fieldKey<Owner: AnyObject>(_ owner: Owner, _ storageKeyPath: ReferenceWritableKeyPath<Owner, Self>) -> FieldKey {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
+    let storage = _withUnprotectedUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { UnsafeRawPointer($0) }
+    return FieldKey(storedPropertyOffset: storage - base)
+  }
+}

@@ -1,0 +1,63 @@
+import Synchronization
+
+/// One edge of the dependency graph: an observer read a field of one registrar.
+///
+/// A dependency is linked into two places: the observer's list (in the order the observer first
+/// read its fields), which the observer owns, and the field's list in the registrar's observer
+/// table, which the table's lock guards. A reaction whose re-run reads the same fields keeps its
+/// dependencies as they are: nothing is allocated or relinked, only the stamps it read are updated.
+internal final class Dependency: @unchecked Sendable {
+  /// Held so the table outlives the dependency and its address is not reused meanwhile.
+  let table: ObserverTable
+  let key: FieldKey
+  let name: FieldName
+  /// The observer this edge belongs to; set before the edge is linked. Strong: an installed
+  /// observer is kept alive by its edges (and keeps them in turn) until it unlinks them, which is
+  /// how a one-shot scope nobody holds stays installed until it fires.
+  var observer: Observer?
+  /// The stamp of the field as the observer read it; `Stamp.none` for class fields. A write notifies
+  /// the dependencies that read the state it overwrites, so writes to other copies of a value pass
+  /// by readers who never saw them.
+  let seen: Atomic<UInt64>
+  /// The observer's run that last read the field (dependencies a re-run does not read are dropped).
+  var generation: UInt32
+  /// The guard the field was read under in the latest run; `nil` if it was read unguarded (or
+  /// under two different guards) at least once.
+  var guardedBy: TrackingGuard?
+
+  // The field's list, guarded by the table's lock.
+  unowned(unsafe) var previous: Dependency?
+  unowned(unsafe) var next: Dependency?
+  /// The table's slot of the field, while linked; -1 when not linked.
+  var slot: Int32 = -1
+  /// Where the dependency is in its recorder's list (owner-confined).
+  var position: Int32 = 0
+
+  init(table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?) {
+    self.table = table
+    self.key = key
+    self.name = name
+    self.seen = Atomic(seen)
+    self.generation = generation
+    self.guardedBy = guardedBy
+  }
+
+  var isLinked: Bool { slot >= 0 }
+}
+
+extension Sequence where Element == Dependency {
+  /// Unlinks every dependency, one lock per run of dependencies on the same table.
+  func unlinkAll() {
+    var batch: [Dependency] = []
+    var table: ObserverTable?
+    for dependency in self {
+      if dependency.table !== table {
+        if let table, !batch.isEmpty { table.unlink(batch) }
+        batch.removeAll(keepingCapacity: true)
+        table = dependency.table
+      }
+      batch.append(dependency)
+    }
+    if let table, !batch.isEmpty { table.unlink(batch) }
+  }
+}

@@ -1,0 +1,50 @@
+@_spi(Reflection) import Swift
+
+/// How a recorded read names its field when it is printed ("Row.count").
+///
+/// Nothing here is evaluated unless an access log or a cause is printed.
+@usableFromInline
+internal enum FieldName: @unchecked Sendable {
+  /// A value-type field: the property name (`#function` inside its accessor) and the type that
+  /// declares it.
+  case field(StaticString, owner: Any.Type)
+  /// A stored property (the `@Tracked` storage `_name`) of this class, located by its offset.
+  case storedProperty(AnyObject.Type)
+  /// A field the runtime keeps for its own owners (a store's identity, say).
+  case custom(String, owner: String)
+
+  /// The name of the type that declares the field.
+  var typeName: String {
+    switch self {
+    case .field(_, let owner): return String(describing: owner)
+    case .storedProperty(let type): return String(describing: type)
+    case .custom(_, let owner): return owner
+    }
+  }
+
+  /// The field name, e.g. `count`.
+  func fieldName(for key: FieldKey) -> String {
+    switch self {
+    case .field(let name, _):
+      return name.description
+    case .custom(let name, _):
+      return name
+    case .storedProperty(let type):
+      guard let offset = key.storedPropertyOffset else { return "?" }
+      guard let name = Self.storedPropertyName(of: type, at: offset) else { return "<field at offset \(offset)>" }
+      return name.hasPrefix("_") ? String(name.dropFirst()) : name
+    }
+  }
+
+  private static func storedPropertyName(of type: AnyObject.Type, at offset: Int) -> String? {
+    var found: String?
+    // `_EachFieldOptions.classType` is a `static var` the standard library did not annotate.
+    let options = _EachFieldOptions(rawValue: 1 << 0)
+    _ = _forEachField(of: type, options: options) { name, fieldOffset, _, _ in
+      guard fieldOffset == offset else { return true }
+      found = String(cString: name)
+      return false
+    }
+    return found
+  }
+}

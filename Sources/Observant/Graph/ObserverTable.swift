@@ -1,0 +1,247 @@
+import Synchronization
+
+/// The observers of one registrar, grouped by field: for each field a doubly linked list of the
+/// dependencies that read it. Created the first time a field of the registrar is tracked.
+///
+/// Dependencies hold the table, never the registrar: observing an object does not keep its
+/// registrar alive, so the registrar goes away with its object, and its `deinit` empties the table
+/// (`ownerDidDeinit`), which tells every observer. No weak references are involved (they would
+/// move every retain and release of the object to a slow path).
+///
+/// Linking and unlinking a dependency is O(1): no hashing per edge, no allocation (the edge is the
+/// dependency itself). Finding a field's list is a scan of a few slots, or one hash lookup once the
+/// object has many observed fields. Slots are never removed (an object has a bounded number of
+/// fields), so a linked dependency can keep its slot's index.
+internal final class ObserverTable: @unchecked Sendable {
+  private struct Slot {
+    let key: FieldKey
+    var count = 0
+    /// The first dependency of the field's list, unretained (the observers own their
+    /// dependencies). Kept as a raw address: an `unowned(unsafe)` optional stored in a struct did
+    /// not survive copies of the struct with the Swift 6.3 compiler.
+    private var headAddress: UnsafeMutableRawPointer?
+
+    init(key: FieldKey) { self.key = key }
+
+    var head: Dependency? {
+      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0).takeUnretainedValue() } }
+      set { headAddress = newValue.map { Unmanaged.passUnretained($0).toOpaque() } }
+    }
+  }
+
+  private struct State {
+    var slots: ContiguousArray<Slot> = []
+    var slotIndex: [FieldKey: Int32] = [:]
+    var count = 0
+    var isDead = false
+  }
+
+  /// The owning registrar's identity, for access logs.
+  let ownerIdentity: ObjectIdentifier
+  /// Valid while the owner is alive: used only under the lock and only while `!isDead`, and the
+  /// owner's `deinit` sets `isDead` under the same lock.
+  private unowned(unsafe) let owner: TrackingRegistrar
+  private let state = Mutex(State())
+
+  private static var scanLimit: Int { 8 }
+
+  init(owner: TrackingRegistrar) {
+    self.owner = owner
+    self.ownerIdentity = ObjectIdentifier(owner)
+  }
+
+  /// Number of linked dependencies.
+  var count: Int { state.withLock { $0.count } }
+
+  /// Whether the owning registrar is gone.
+  var isDead: Bool { state.withLock { $0.isDead } }
+
+  // MARK: Linking
+
+  /// Links `dependency` into its field's list. Returns `false` (linking nothing) if the owner is
+  /// gone.
+  @discardableResult
+  func link(_ dependency: Dependency) -> Bool {
+    state.withLock { state in
+      guard !state.isDead else { return false }
+      Self.link(dependency, in: &state)
+      if state.count == 1 { owner.publishHasObservers(true, table: self) }
+      if _internalChecksEnabled { Self.checkInvariants(state) }
+      return true
+    }
+  }
+
+  /// Unlinks each of `dependencies` that is linked (others are ignored).
+  func unlink<Dependencies: Sequence<Dependency>>(_ dependencies: Dependencies) {
+    state.withLock { state in
+      let before = state.count
+      for dependency in dependencies where dependency.isLinked {
+        Self.unlink(dependency, in: &state)
+      }
+      if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
+      if _internalChecksEnabled { Self.checkInvariants(state) }
+    }
+  }
+
+  private static func link(_ dependency: Dependency, in state: inout State) {
+    let slot = slotIndex(for: dependency.key, in: &state)
+    dependency.slot = slot
+    dependency.previous = nil
+    dependency.next = state.slots[Int(slot)].head
+    state.slots[Int(slot)].head?.previous = dependency
+    state.slots[Int(slot)].head = dependency
+    state.slots[Int(slot)].count += 1
+    state.count += 1
+  }
+
+  private static func unlink(_ dependency: Dependency, in state: inout State) {
+    let slot = Int(dependency.slot)
+    if let previous = dependency.previous {
+      previous.next = dependency.next
+    } else {
+      state.slots[slot].head = dependency.next
+    }
+    dependency.next?.previous = dependency.previous
+    dependency.previous = nil
+    dependency.next = nil
+    dependency.slot = -1
+    state.slots[slot].count -= 1
+    state.count -= 1
+  }
+
+  private static func slotIndex(for key: FieldKey, in state: inout State) -> Int32 {
+    if let existing = existingSlot(for: key, in: state) { return existing }
+    state.slots.append(Slot(key: key))
+    let index = Int32(state.slots.count - 1)
+    if state.slots.count > scanLimit {
+      if state.slotIndex.isEmpty {
+        for (position, slot) in state.slots.enumerated() { state.slotIndex[slot.key] = Int32(position) }
+      } else {
+        state.slotIndex[key] = index
+      }
+    }
+    return index
+  }
+
+  private static func existingSlot(for key: FieldKey, in state: State) -> Int32? {
+    if !state.slotIndex.isEmpty { return state.slotIndex[key] }
+    for index in state.slots.indices where state.slots[index].key == key { return Int32(index) }
+    return nil
+  }
+
+  // MARK: Notifying
+
+  /// The dependencies a write of `key` concerns: those that read the state the write overwrites
+  /// (`seen`), and every one that read a class field (`Stamp.none`). Strong references, taken under
+  /// the lock, so that observers can be called after it is released.
+  func dependencies(of key: FieldKey, overwriting seen: UInt64) -> DependencySnapshot {
+    state.withLock { state in
+      guard !state.isDead, let slot = Self.existingSlot(for: key, in: state) else { return .none }
+      var snapshot = DependencySnapshot.none
+      var dependency = state.slots[Int(slot)].head
+      while let current = dependency {
+        let read = current.seen.load(ordering: .relaxed)
+        if seen == Stamp.none || read == seen || read == Stamp.none { snapshot.append(current) }
+        dependency = current.next
+      }
+      return snapshot
+    }
+  }
+
+  /// Every linked dependency (for wholesale notifications and reconciliation).
+  func allDependencies() -> [Dependency] {
+    state.withLock { state in
+      var all: [Dependency] = []
+      all.reserveCapacity(state.count)
+      for slot in state.slots {
+        var dependency = slot.head
+        while let current = dependency {
+          all.append(current)
+          dependency = current.next
+        }
+      }
+      return all
+    }
+  }
+
+  /// The owner is being deallocated: unlink every dependency and tell the observers.
+  func ownerDidDeinit() {
+    let observers: [Observer] = state.withLock { state in
+      var observers: [Observer] = []
+      for index in state.slots.indices {
+        var dependency = state.slots[index].head
+        while let current = dependency {
+          dependency = current.next
+          if let observer = current.observer { observers.append(observer) }
+          current.previous = nil
+          current.next = nil
+          current.slot = -1
+        }
+        state.slots[index].head = nil
+        state.slots[index].count = 0
+      }
+      state.count = 0
+      state.isDead = true
+      return observers
+    }
+    for observer in observers { observer.registrarDidDeinit() }
+  }
+
+  // MARK: Invariants
+
+  /// Checks the lists against the counts (with internal checks on, after every mutation).
+  func checkInvariants() { state.withLock { Self.checkInvariants($0) } }
+
+  private static func checkInvariants(_ state: State) {
+    var total = 0
+    for (index, slot) in state.slots.enumerated() {
+      var count = 0
+      var previous: Dependency?
+      var dependency = slot.head
+      while let current = dependency {
+        if current.previous !== previous { _invariantViolated("a dependency's previous link is wrong") }
+        if current.slot != Int32(index) { _invariantViolated("a dependency is in the list of another slot") }
+        if current.key != slot.key { _invariantViolated("a dependency is in the list of another field") }
+        count += 1
+        previous = current
+        dependency = current.next
+      }
+      if count != slot.count { _invariantViolated("slot count \(slot.count), list length \(count)") }
+      total += count
+      if !state.slotIndex.isEmpty && state.slotIndex[slot.key] != Int32(index) { _invariantViolated("slot index out of date") }
+    }
+    if total != state.count { _invariantViolated("table count \(state.count), lists hold \(total)") }
+  }
+}
+
+/// Dependencies copied out of a table so their observers can be called without holding its lock.
+/// The common single-dependency case needs no array.
+internal enum DependencySnapshot {
+  case none
+  case one(Dependency)
+  case many([Dependency])
+
+  mutating func append(_ dependency: Dependency) {
+    switch self {
+    case .none: self = .one(dependency)
+    case .one(let first): self = .many([first, dependency])
+    case .many(var all):
+      self = .none
+      all.append(dependency)
+      self = .many(all)
+    }
+  }
+
+  var isEmpty: Bool {
+    if case .none = self { return true }
+    return false
+  }
+
+  func forEach(_ body: (Dependency) -> Void) {
+    switch self {
+    case .none: break
+    case .one(let dependency): body(dependency)
+    case .many(let dependencies): dependencies.forEach(body)
+    }
+  }
+}

@@ -1,0 +1,347 @@
+/// Receives the reads of a running tracking scope and keeps them as dependencies.
+///
+/// A tracked read costs one TLS load in the accessor, then here: a comparison with the previous
+/// read (a repeated read of one field stops there, without touching a reference count), a
+/// comparison with the dependency the previous run read at the same point (a re-run reading what it
+/// read before reuses its dependencies: nothing is allocated, nothing relinked), and otherwise a
+/// lookup (a short scan, or a probe of a small open-addressed index once there are many).
+///
+/// A scope with an owner links each new dependency into the field's list the moment it is read, so
+/// a write that follows the read, on any thread, finds the observer: there is no window between
+/// reading a field and observing it. A scope without an owner (`recordAccesses`) only collects.
+///
+/// Thread-confined: a recorder is used only by the thread running its scope, so the dynamic
+/// exclusivity checks Swift would emit for these class properties buy nothing on a hot path.
+@usableFromInline
+internal final class Recorder {
+  /// The observer new dependencies belong to and are linked for; `nil` to only collect.
+  @exclusivity(unchecked) unowned(unsafe) var owner: Observer?
+  /// This run's dependencies in the order of first read, then (for a re-running owner) the previous
+  /// run's dependencies not read again yet.
+  @exclusivity(unchecked) private(set) var dependencies: ContiguousArray<Dependency> = []
+  @exclusivity(unchecked) private var index = DependencyIndex()
+  /// Where the next read of this run is placed (everything before it was read in this run).
+  @exclusivity(unchecked) private var cursor = 0
+  @exclusivity(unchecked) private(set) var generation: UInt32 = 1
+  /// The previous read: a read of the same field (same registrar, key and stamp, under the same
+  /// guard) returns after comparing these.
+  @usableFromInline @exclusivity(unchecked) internal var lastRegistrar: UnsafeMutableRawPointer?
+  @usableFromInline @exclusivity(unchecked) internal var lastKey: UInt = 0
+  @usableFromInline @exclusivity(unchecked) internal var lastSeen: UInt64 = 0
+  /// The identities of the guard the previous read was recorded under and of the current one
+  /// (compared on the fast path; the guards themselves are below).
+  @usableFromInline @exclusivity(unchecked) internal var lastGuardIdentity: UnsafeMutableRawPointer?
+  @usableFromInline @exclusivity(unchecked) internal var currentGuardIdentity: UnsafeMutableRawPointer?
+  /// The guard new reads are recorded under (see `withTrackingGuard`).
+  @exclusivity(unchecked) internal var currentGuard: TrackingGuard? {
+    didSet { currentGuardIdentity = currentGuard.map { Unmanaged.passUnretained($0).toOpaque() } }
+  }
+  /// How many dependencies are guarded; zero lets `allGuardsInvalid` answer at once.
+  @exclusivity(unchecked) private var guardedCount = 0
+
+  private static var scanLimit: Int { 8 }
+
+  init(owner: Observer? = nil) {
+    self.owner = owner
+  }
+
+  /// The dependencies of the current (or last) run, in the order of first read.
+  var currentDependencies: ArraySlice<Dependency> { dependencies[..<cursor] }
+
+  var isEmpty: Bool { cursor == 0 }
+
+  // MARK: Recording
+
+  /// Records a read. A repeated read of the previous field returns after four comparisons
+  /// (inlined into the accessor).
+  @inlinable @inline(__always)
+  func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, seen: UInt64) {
+    if Unmanaged.passUnretained(registrar).toOpaque() == lastRegistrar, key.rawValue == lastKey, seen == lastSeen,
+      currentGuardIdentity == lastGuardIdentity
+    {
+      return
+    }
+    recordNew(registrar, key, name(), seen: seen)
+  }
+
+  @usableFromInline
+  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+    lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
+    lastKey = key.rawValue
+    lastSeen = seen
+    lastGuardIdentity = currentGuardIdentity
+    let table = registrar.table
+    let resolved = key.isResolved ? key : Self.resolve(name)
+    // The dependency the previous run read at this point: a re-run that reads what it read before
+    // stops here.
+    if cursor < dependencies.count {
+      let candidate = dependencies[cursor]
+      if candidate.table === table && candidate.key == resolved && candidate.generation != generation {
+        reuse(candidate, seen: seen)
+        cursor += 1
+        return
+      }
+    }
+    if let existing = find(table, resolved) {
+      if existing.generation == generation {
+        if existing.seen.load(ordering: .relaxed) == seen {
+          updateGuard(of: existing, firstReadThisRun: false)
+          return
+        }
+        // The same field of another copy of the value, read in the same run: a dependency of its
+        // own (it must hear writes to that copy's state).
+      } else {
+        let position = Int(existing.position)
+        if position != cursor { swapAt(position, cursor) }
+        reuse(existing, seen: seen)
+        cursor += 1
+        return
+      }
+    }
+    let dependency = Dependency(
+      table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
+    if currentGuard != nil { guardedCount += 1 }
+    insertAtCursor(dependency)
+    if let owner {
+      dependency.observer = owner
+      table.link(dependency)
+    }
+  }
+
+  private static func resolve(_ name: FieldName) -> FieldKey {
+    guard case .field(let text, _) = name else { return .unresolved }
+    return FieldNames.key(for: text)
+  }
+
+  /// A dependency of the previous run read again: same edge, possibly a newer stamp.
+  private func reuse(_ dependency: Dependency, seen: UInt64) {
+    dependency.generation = generation
+    updateGuard(of: dependency, firstReadThisRun: true)
+    if dependency.seen.load(ordering: .relaxed) != seen {
+      dependency.seen.store(seen, ordering: .sequentiallyConsistent)
+    }
+  }
+
+  /// A field read unguarded, or under two guards, counts as unguarded.
+  private func updateGuard(of dependency: Dependency, firstReadThisRun: Bool) {
+    let old = dependency.guardedBy
+    let new = firstReadThisRun ? currentGuard : (old === currentGuard ? old : nil)
+    if new !== old {
+      guardedCount += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+      dependency.guardedBy = new
+    }
+  }
+
+  private func insertAtCursor(_ dependency: Dependency) {
+    dependency.position = Int32(dependencies.count)
+    dependencies.append(dependency)
+    if dependencies.count > Self.scanLimit {
+      if index.isEmpty { index.rebuild(dependencies) } else { index.insert(dependency) }
+    }
+    if cursor != dependencies.count - 1 { swapAt(dependencies.count - 1, cursor) }
+    cursor += 1
+  }
+
+  private func swapAt(_ first: Int, _ second: Int) {
+    dependencies.swapAt(first, second)
+    dependencies[first].position = Int32(first)
+    dependencies[second].position = Int32(second)
+  }
+
+  private func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
+    if !index.isEmpty { return index.find(table, key) }
+    for dependency in dependencies where dependency.table === table && dependency.key == key { return dependency }
+    return nil
+  }
+
+  // MARK: Runs
+
+  /// Starts a new run: the previous run's dependencies stay, to be matched by this run's reads,
+  /// until `endRun()` drops the ones it did not read.
+  func beginRun() {
+    generation &+= 1
+    cursor = 0
+    lastRegistrar = nil
+  }
+
+  /// Ends a run: removes and returns the dependencies the run did not read (still linked).
+  func endRun() -> ArraySlice<Dependency> {
+    lastRegistrar = nil
+    guard cursor < dependencies.count else { return [] }
+    let stale = dependencies[cursor...]
+    guardedCount -= stale.lazy.filter { $0.guardedBy != nil }.count
+    dependencies.removeSubrange(cursor...)
+    index.removeAll()
+    if dependencies.count > Self.scanLimit { index.rebuild(dependencies) }
+    if _internalChecksEnabled { checkInvariants() }
+    return stale
+  }
+
+  /// Removes and returns every dependency (still linked).
+  func removeAll() -> ContiguousArray<Dependency> {
+    let all = dependencies
+    dependencies = []
+    index = DependencyIndex()
+    cursor = 0
+    lastRegistrar = nil
+    guardedCount = 0
+    return all
+  }
+
+  /// Empties the recorder for reuse, keeping its storage.
+  func reset() {
+    dependencies.removeAll(keepingCapacity: true)
+    index.removeAll()
+    cursor = 0
+    generation = 1
+    lastRegistrar = nil
+    currentGuard = nil
+    guardedCount = 0
+    owner = nil
+  }
+
+  /// Whether every dependency was read under a guard that is now invalid: nothing recorded here can
+  /// still matter to the owner.
+  var allGuardsInvalid: Bool {
+    guard guardedCount > 0, guardedCount == dependencies.count else { return false }
+    return dependencies.allSatisfy { $0.guardedBy?.isValid == false }
+  }
+
+  /// Sets the guard for the reads that follow; returns the previous one.
+  func swapGuard(_ new: TrackingGuard?) -> TrackingGuard? {
+    defer { currentGuard = new }
+    return currentGuard
+  }
+
+  /// Records the reads of an inner scope here too (for scopes that propagate to their outer scope).
+  func merge(_ other: Recorder) {
+    for dependency in other.currentDependencies {
+      recordNewDependency(like: dependency)
+    }
+  }
+
+  private func recordNewDependency(like dependency: Dependency) {
+    let seen = dependency.seen.load(ordering: .relaxed)
+    if let existing = find(dependency.table, dependency.key), existing.generation == generation,
+      existing.seen.load(ordering: .relaxed) == seen
+    {
+      return
+    }
+    let copy = Dependency(
+      table: dependency.table, key: dependency.key, name: dependency.name, seen: seen, generation: generation,
+      guardedBy: currentGuard)
+    if currentGuard != nil { guardedCount += 1 }
+    insertAtCursor(copy)
+    if let owner {
+      copy.observer = owner
+      copy.table.link(copy)
+    }
+    lastRegistrar = nil
+  }
+
+  /// Checks positions and the index (with internal checks on).
+  func checkInvariants() {
+    for (position, dependency) in dependencies.enumerated() where dependency.position != Int32(position) {
+      _invariantViolated("dependency at \(position) thinks it is at \(dependency.position)")
+    }
+    if cursor > dependencies.count { _invariantViolated("cursor past the end") }
+    let guarded = dependencies.lazy.filter { $0.guardedBy != nil }.count
+    if guarded != guardedCount { _invariantViolated("guarded count \(guardedCount), actual \(guarded)") }
+  }
+}
+
+/// Dependencies by (observer table, field): open addressing with linear probing over a power-of-two
+/// table, hashed by a multiply-shift of the two identities. Cheaper than `Dictionary`, whose SipHash
+/// dominated reads of many fields. Holds the first dependency recorded for each pair.
+internal struct DependencyIndex {
+  private var slots: [Dependency?] = []
+  private var shift = 64
+  private var used = 0
+
+  var isEmpty: Bool { slots.isEmpty }
+
+  private func slot(_ table: ObserverTable, _ key: FieldKey) -> Int {
+    let address = UInt(bitPattern: ObjectIdentifier(table))
+    let mixed = (address ^ (key.rawValue &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+    return Int(truncatingIfNeeded: mixed >> UInt(shift))
+  }
+
+  func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
+    let mask = slots.count - 1
+    var position = slot(table, key)
+    while let dependency = slots[position] {
+      if dependency.table === table && dependency.key == key { return dependency }
+      position = (position + 1) & mask
+    }
+    return nil
+  }
+
+  mutating func insert(_ dependency: Dependency) {
+    if (used + 1) * 2 > slots.count {
+      var all = slots.compactMap { $0 }
+      all.append(dependency)
+      rebuild(all)
+      return
+    }
+    place(dependency)
+  }
+
+  mutating func rebuild<Dependencies: Collection<Dependency>>(_ dependencies: Dependencies) {
+    var capacity = 16
+    while capacity < dependencies.count * 2 { capacity *= 2 }
+    slots = [Dependency?](repeating: nil, count: capacity)
+    shift = 64 - capacity.trailingZeroBitCount
+    used = 0
+    for dependency in dependencies { place(dependency) }
+  }
+
+  private mutating func place(_ dependency: Dependency) {
+    let mask = slots.count - 1
+    var position = slot(dependency.table, dependency.key)
+    while let existing = slots[position] {
+      if existing.table === dependency.table && existing.key == dependency.key { return }  // keep the first
+      position = (position + 1) & mask
+    }
+    slots[position] = dependency
+    used += 1
+  }
+
+  mutating func removeAll() {
+    if !slots.isEmpty { slots = [] }
+    used = 0
+  }
+}
+
+/// Records a read of `key` on `registrar` if a tracking scope is active on this thread.
+///
+/// The name is an autoclosure so an untracked read builds nothing: the whole call is one
+/// thread-local load and a branch.
+@inlinable @inline(__always)
+internal func _recordAccess(
+  _ registrar: TrackingRegistrar,
+  _ key: FieldKey,
+  _ name: @autoclosure () -> FieldName,
+  seen: UInt64
+) {
+  if let recorder = ThreadLocal.recorder {
+    let name = name()
+    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name, seen: seen) }
+  }
+}
+
+/// Runs `body` with `recorder` as this thread's tracking scope, restoring the previous scope
+/// afterwards (also when `body` throws).
+internal func withRecorder<Result>(
+  _ recorder: Recorder?,
+  propagating: Bool,
+  _ body: () throws -> Result
+) rethrows -> Result {
+  let previous = ThreadLocal.push(recorder)
+  defer {
+    ThreadLocal.restore(previous)
+    if propagating, let recorder, let previous {
+      Unmanaged<Recorder>.fromOpaque(previous).takeUnretainedValue().merge(recorder)
+    }
+  }
+  return try body()
+}

@@ -1,0 +1,83 @@
+import Synchronization
+
+/// The registrar of an observable object or value: the handle through which its fields' readers
+/// and writers find the observer table.
+///
+/// Every `Trackable` class stores one, and every `ObservableState` value reaches one through its
+/// `StateRegistrar` (copies of a value share it). Accessors call it on every read and write:
+///
+/// - A read records the field in the tracking scope active on this thread, if any. With no scope
+///   active it costs one thread-local load; nothing is built.
+/// - A write to an object nobody observes costs one relaxed atomic load and no lock.
+/// - A write to an observed field notifies its observers before the value is stored (willSet),
+///   on the writing thread.
+///
+/// The registrar is thread-safe: observers are installed, removed and notified under a lock that is
+/// never held while user code runs. Its observer table is allocated the first time a tracking
+/// scope reads one of its fields, so an object nobody observes carries only this one-word handle.
+/// When the registrar goes away (with its object), every observer entry goes with it.
+///
+/// Apple's `Observation` module has a type with a similar role; this one is named differently so
+/// both can be imported into the same file.
+public final class TrackingRegistrar: Sendable {
+  /// The observer table's address (retained while stored), with bit 0 set while any observer is
+  /// installed. Zero until a field is first tracked. One word, so that a write to an unobserved
+  /// object is one load and a branch.
+  @usableFromInline
+  internal let state: Atomic<UInt>
+
+  /// Creates a registrar with no observers.
+  ///
+  /// - Complexity: O(1); one small allocation (the registrar itself).
+  public init() {
+    state = Atomic(0)
+  }
+
+  deinit {
+    let word = state.load(ordering: .acquiring)
+    guard word & ~1 != 0 else { return }
+    let table = Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!)
+    table.takeUnretainedValue().ownerDidDeinit()
+    table.release()
+  }
+
+  /// Whether any observer is installed on any field of this registrar.
+  ///
+  /// - Complexity: O(1); one relaxed atomic load.
+  @inlinable
+  internal var hasObservers: Bool { state.load(ordering: .relaxed) & 1 != 0 }
+
+  /// The number of observer entries installed on this registrar (an observer of two fields counts
+  /// twice). Meant for tests and diagnostics: zero once every observer is cancelled.
+  public var observerEntryCount: Int { existingTable?.count ?? 0 }
+
+  /// The observer table, created on first use.
+  internal var table: ObserverTable {
+    if let existingTable { return existingTable }
+    let created = Unmanaged.passRetained(ObserverTable(owner: self))
+    let word = UInt(bitPattern: created.toOpaque())
+    let (exchanged, winner) = state.compareExchange(expected: 0, desired: word, ordering: .acquiringAndReleasing)
+    if exchanged { return created.takeUnretainedValue() }
+    created.release()
+    return Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: winner & ~1)!).takeUnretainedValue()
+  }
+
+  /// The observer table if a field was ever tracked.
+  internal var existingTable: ObserverTable? {
+    let word = state.load(ordering: .acquiring)
+    guard word & ~1 != 0 else { return nil }
+    return Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!).takeUnretainedValue()
+  }
+
+  /// Called by the table, under its lock, when its entry count becomes or stops being zero.
+  internal func publishHasObservers(_ hasObservers: Bool, table: ObserverTable) {
+    let word = UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque())
+    state.store(hasObservers ? word | 1 : word, ordering: .releasing)
+  }
+}
+
+extension TrackingRegistrar: CustomStringConvertible {
+  public var description: String {
+    "TrackingRegistrar(observers: \(observerEntryCount))"
+  }
+}

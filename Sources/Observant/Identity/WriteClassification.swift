@@ -1,0 +1,115 @@
+/// What writing a new value over an old one changes (the tracking contract's rule 4, with copies).
+///
+/// Everything here is generic and decides by the value's type, answered from `_TypeTraits`:
+/// identity rules first (their answer is final for the slot), then `==` for `Equatable` values,
+/// then `===` for class references; any other value always counts as changed. Accessors are generic
+/// over the field type and inlinable, so in optimized builds each call site is specialized to the
+/// concrete field type.
+@usableFromInline
+internal enum _WriteChange {
+  /// Nothing changed: equal, identical, or the same reference.
+  case none
+  /// The slot holds the same identity, but what it holds changed inside (an edited copy assigned
+  /// back): the slot's readers need not hear it, the readers of the inner fields that differ do.
+  case content
+  /// The slot changed: its readers must hear it.
+  case slot
+}
+
+/// Classifies writing `new` over `old`.
+@inlinable
+internal func _classifyWrite<Value>(_ old: Value, _ new: Value) -> _WriteChange {
+  let flags = _TypeTraits.flags(of: Value.self)
+  if flags & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates) != 0 {
+    guard _isIdentityEqual(old, new) else { return .slot }
+    if let before = _contentStamp(of: old), let after = _contentStamp(of: new), before == after { return .none }
+    return .content
+  }
+  if flags & _TypeTraits.equatable != 0, let equatable = _EquatableProbe<Value>.self as? any _EquatableProbing.Type {
+    return equatable._areEqual(old, new) ? .none : .slot
+  }
+  if flags & _TypeTraits.reference != 0 {
+    return (old as AnyObject) === (new as AnyObject) ? .none : .slot
+  }
+  return .slot
+}
+
+/// Whether writing `new` over `old` may skip notifying the slot's readers (identity, `==`, `===`).
+/// The comparison used for reverted writes, render inputs and anything else that asks "did the
+/// slot change?".
+@inlinable
+package func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
+  _classifyWrite(old, new) != .slot
+}
+
+/// Whether `_isUnchanged` can ever answer `true` for this type (otherwise a reverted write cannot
+/// be recognized and nothing is boxed for it).
+@inlinable
+internal func _isComparable<Value>(_: Value.Type) -> Bool {
+  _TypeTraits.flags(of: Value.self)
+    & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference) != 0
+}
+
+/// A number that is equal for two values of the same lineage exactly when their content is
+/// identical, where one is known in O(1): an `ObservableState`'s stamp, an optional one's (0 for
+/// `nil`), an identified array's version. `nil` for other types.
+@inlinable
+internal func _contentStamp<Value>(of value: Value) -> UInt64? {
+  let flags = _TypeTraits.flags(of: Value.self)
+  if flags & _TypeTraits.observableState != 0, let type = Value.self as? any InstanceIdentifiable.Type {
+    return _openInstanceVersion(type, value)
+  }
+  if flags & (_TypeTraits.optionalState | _TypeTraits.identifiedArray) != 0,
+    let type = Value.self as? any _ContentVersioned.Type
+  {
+    return _openContentVersion(type, value)
+  }
+  return nil
+}
+
+@inlinable
+internal func _openInstanceVersion<Identified: InstanceIdentifiable, Value>(_: Identified.Type, _ value: Value) -> UInt64 {
+  (value as! Identified)._instanceVersion
+}
+
+@inlinable
+internal func _openContentVersion<Versioned: _ContentVersioned, Value>(_: Versioned.Type, _ value: Value) -> UInt64 {
+  (value as! Versioned)._contentVersion
+}
+
+/// Values whose content version is known in O(1) (besides `ObservableState`, whose version is its
+/// registrar's stamp).
+@usableFromInline
+internal protocol _ContentVersioned {
+  var _contentVersion: UInt64 { get }
+}
+
+extension IdentifiedArray: _ContentVersioned {
+  @usableFromInline var _contentVersion: UInt64 { version }
+}
+
+extension Optional: _ContentVersioned where Wrapped: ObservableState {
+  @usableFromInline var _contentVersion: UInt64 { self?.registrar.stamp ?? 0 }
+}
+
+// MARK: Values kept for reverted writes and causes
+
+/// A value boxed with the comparison specialized where it was made.
+@usableFromInline
+internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
+  let value: Value
+  @usableFromInline init(_ value: Value) {
+    self.value = value
+  }
+  override func isEqual(to other: ComparableBox) -> Bool {
+    guard let other = other as? ValueBox<Value> else { return false }
+    return _isUnchanged(value, other.value)
+  }
+  @usableFromInline override var description: String { String(describing: value) }
+}
+
+/// Boxes a write's values.
+@usableFromInline
+internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+  (ValueBox(old), ValueBox(new))
+}

@@ -1,0 +1,233 @@
+import Synchronization
+
+/// The state of a reaction, installed on registrars as a scheduled observer.
+///
+/// Its dependencies hold it strongly; it never refers back to the public `Reaction`, so observing
+/// something never keeps a reaction alive: its owner does, and when the owner lets go,
+/// `Reaction.deinit` cancels the core, which unlinks its dependencies (and they it).
+internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
+  let name: String
+  private let scheduling: ReactionScheduling
+  /// Where re-runs may happen.
+  private let isolation: Isolation
+
+  internal enum Isolation {
+    /// On the thread whose transaction dirtied the reaction.
+    case any
+    /// Only on the main actor.
+    case mainActor
+    /// Only on this actor, reached through a task.
+    case actor(any Actor)
+  }
+
+  /// Released once the reaction is cancelled and uninstalled (with whatever it captured); set only
+  /// at creation and then, once, by `uninstallAll`, when no run is possible any more.
+  @exclusivity(unchecked) private var body: (() -> Void)?
+  /// Dependencies; touched only by the thread that runs the body (`isRunning` serializes runs) or,
+  /// when not running, under `state`'s lock.
+  @exclusivity(unchecked) private var recorder: Recorder!
+  private let state = Mutex(RunState())
+  private let runs = Atomic<Int>(0)
+  /// A run was handed to the reaction's isolation and has not started yet.
+  private let handedOff = Atomic<Bool>(false)
+
+  private struct RunState {
+    var isCancelled = false
+    var isRunning = false
+    var rerunRequested = false
+    var isUninstalled = false
+    var children: [Reaction] = []
+    /// The dependencies of the last completed run (sharing the recorder's storage, which a re-run
+    /// with the same dependencies does not mutate).
+    var lastDependencies: ContiguousArray<Dependency> = []
+  }
+
+  init(name: String, body: @escaping () -> Void, scheduling: ReactionScheduling, isolation: (any Actor)?) {
+    self.name = name
+    self.body = body
+    self.scheduling = scheduling
+    if let isolation {
+      self.isolation = ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(isolation)
+    } else {
+      self.isolation = .any
+    }
+    super.init()
+    recorder = Recorder(owner: self)
+  }
+
+  override var diagnosticName: String { name }
+
+  override class var maximumFlushRounds: Int { Reaction.maximumFlushRounds }
+
+  override class func report(_ diagnostic: ReactionDiagnostic) {
+    if let handler = Reaction.diagnosticHandler {
+      handler(diagnostic)
+    } else {
+      printToStandardError(diagnostic.message)
+    }
+  }
+
+  /// Runs the first time; called once by the public initializer.
+  func start(handle: Reaction, ownedByParent: Bool) {
+    let context = TransactionContext.current
+    if ownedByParent, let parent = context.runningObserver as? ReactionCore {
+      parent.adopt(handle)
+    }
+    context.begin()
+    runIfNeeded(in: context)
+    context.end()
+  }
+
+  var runCount: Int { runs.load(ordering: .relaxed) }
+
+  func invalidate() {
+    guard !isCancelled else { return }
+    let context = TransactionContext.current
+    context.begin()
+    context.invalidate(self)
+    context.end()
+  }
+
+  var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+  var lastAccessLog: AccessLog { AccessLog(state.withLock { $0.lastDependencies }) }
+
+  func cancel() {
+    let (wasCancelled, isRunning, children) = state.withLock { state in
+      defer {
+        state.isCancelled = true
+        state.children = []
+      }
+      return (state.isCancelled, state.isRunning, state.children)
+    }
+    guard !wasCancelled else { return }
+    children.forEach { $0.cancel() }
+    // A running body finishes first; the thread running it uninstalls at the end of the run.
+    if !isRunning { uninstallAll() }
+  }
+
+  private func adopt(_ child: Reaction) {
+    let adopted = state.withLock { state -> Bool in
+      guard !state.isCancelled else { return false }
+      state.children.append(child)
+      return true
+    }
+    if !adopted { child.cancel() }
+  }
+
+  // MARK: Scheduling
+
+  override func runScheduled(in context: TransactionContext) {
+    runIfNeeded(in: context)
+  }
+
+  override func runsElsewhere() -> Bool {
+    if scheduling.kind == .mainActor { return true }
+    switch isolation {
+    case .any: return false
+    case .mainActor: return !ThreadLocal.isOnMainActor
+    case .actor: return true
+    }
+  }
+
+  /// Hands a run to the reaction's isolation; runs already handed off and not started yet absorb
+  /// this one (they will read the latest values).
+  override func scheduleElsewhere() {
+    guard !isCancelled else { return }
+    guard handedOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+      return
+    }
+    switch isolation {
+    case .actor(let actor):
+      Task { [self] in await runHandedOff(on: actor) }
+    case .any, .mainActor:
+      Task { @MainActor [self] in runHandedOffNow() }
+    }
+  }
+
+  private func runHandedOff(on actor: isolated any Actor) {
+    runHandedOffNow()
+  }
+
+  /// The handed-off run, on the reaction's isolation.
+  private func runHandedOffNow() {
+    handedOff.store(false, ordering: .releasing)
+    let context = TransactionContext.current
+    context.begin()
+    runIfNeeded(in: context)
+    context.end()
+  }
+
+  // MARK: Running
+
+  /// Runs the body unless the reaction is cancelled; if it is running on another thread, asks
+  /// that thread to run it again instead.
+  func runIfNeeded(in context: TransactionContext) {
+    let claimed = state.withLock { state -> Bool in
+      guard !state.isCancelled else { return false }
+      guard !state.isRunning else {
+        state.rerunRequested = true
+        return false
+      }
+      state.isRunning = true
+      return true
+    }
+    guard claimed else { return }
+    var again = true
+    while again {
+      performRun(in: context)
+      again = state.withLock { state in
+        if state.rerunRequested && !state.isCancelled {
+          state.rerunRequested = false
+          return true
+        }
+        state.isRunning = false
+        return false
+      }
+    }
+    if isCancelled { uninstallAll() }
+  }
+
+  private func performRun(in context: TransactionContext) {
+    // Everything the last run read came through guards (stores) that are now invalid: nothing it
+    // depends on can matter any more. Drop the dependencies instead of running.
+    if recorder.allGuardsInvalid {
+      recorder.removeAll().unlinkAll()
+      state.withLock { $0.lastDependencies = [] }
+      return
+    }
+    markRunStarted()
+    let children = state.withLock { state in
+      defer { state.children = [] }
+      return state.children
+    }
+    children.forEach { $0.cancel() }
+
+    recorder.beginRun()
+    let previous = context.runningObserver
+    context.runningObserver = self
+    if let body { withRecorder(recorder, propagating: false, body) }
+    context.runningObserver = previous
+
+    let stale = recorder.endRun()
+    if !stale.isEmpty { stale.unlinkAll() }
+    let dependencies = recorder.dependencies
+    state.withLock { $0.lastDependencies = dependencies }
+    runs.add(1, ordering: .relaxed)
+  }
+
+  /// Removes every observer entry, once, when not running.
+  private func uninstallAll() {
+    let proceed = state.withLock { state -> Bool in
+      guard !state.isUninstalled, !state.isRunning else { return false }
+      state.isUninstalled = true
+      state.lastDependencies = []
+      return true
+    }
+    guard proceed else { return }
+    recorder.removeAll().unlinkAll()
+    // Cancelled and not running, so no run can start: release the body and its captures (which
+    // may be what held the last reference to the handle, say). Released outside every lock.
+    body = nil
+  }
+}

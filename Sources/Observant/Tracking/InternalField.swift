@@ -1,0 +1,34 @@
+/// A field of the runtime's own owners (a store's identity, a collection's ids): numbered, named
+/// for access logs, observed like any other field.
+package struct InternalField: Sendable {
+  let key: FieldKey
+  let name: String
+  let owner: String
+
+  /// Field `number` of an owner, printed as `owner.name`.
+  package init(_ number: Int, name: String, owner: Any.Type) {
+    key = FieldKey(internalField: number)
+    self.name = name
+    self.owner = String(describing: owner)
+  }
+}
+
+extension TrackingRegistrar {
+  /// Records a read of an internal field.
+  package func access(_ field: InternalField) {
+    _recordAccess(self, field.key, .custom(field.name, owner: field.owner), seen: Stamp.none)
+  }
+
+  /// Tells the readers of an internal field that it changed (synchronous observers now, scheduled
+  /// ones when the transaction ends).
+  package func notifyChange(of field: InternalField) {
+    guard hasObservers, let table = existingTable else { return }
+    let dependencies = table.dependencies(of: field.key, overwriting: Stamp.none)
+    guard !dependencies.isEmpty else { return }
+    let opened = Notifications.deliver(
+      dependencies, table: table, key: field.key, name: .custom(field.name, owner: field.owner),
+      from: Stamp.none, to: Stamp.none, isLive: false, values: { nil }
+    ).openedTransaction
+    if opened { _endImplicitTransaction() }
+  }
+}

@@ -1,0 +1,128 @@
+// The public entry points of tracking: what a closure reads, and hearing when it changes.
+
+/// Runs `apply`, records the tracked fields it reads, and calls `onChange` once, on the first
+/// change to any of them.
+///
+/// Each field is observed from the moment it is read, so no write that follows a read is missed:
+/// not one from another thread while `apply` still runs, and not one `apply` itself makes after
+/// reading the field (then `onChange` runs right away, during `apply`).
+///
+/// `onChange` runs on the thread that makes the change, before the new value is stored (the object
+/// still shows the old value) — except for writes nested in an in-place mutation of a tracked
+/// property (`holder.state.child.count += 1`, a store's `send`), where it runs as soon as that
+/// mutation ends, after the value changed, so that it can read anything without overlapping the
+/// mutation's exclusive access. It runs exactly once, also when several threads write at the same
+/// time or `onChange` itself writes a tracked field. If `apply` reads nothing tracked, nothing is
+/// installed.
+///
+/// ```swift
+/// let name = withTracking {
+///   profile.name
+/// } onChange: {
+///   print("name will change")
+/// }
+/// ```
+///
+/// - Parameter propagatingToOuterScope: also record the reads in the enclosing tracking scope, if
+///   any, as Apple's `withObservationTracking` does. By default a nested scope's reads are its own.
+@discardableResult
+public func withTracking<Result>(
+  propagatingToOuterScope: Bool = false,
+  _ apply: () throws -> Result,
+  onChange: @escaping @Sendable () -> Void
+) rethrows -> Result {
+  try withCancellableTracking(propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange).value
+}
+
+/// `withTracking(_:onChange:)`, returning a handle that can cancel the observation and tells which
+/// fields were read.
+///
+/// ```swift
+/// let (_, observation) = withCancellableTracking { render(profile) } onChange: { invalidate() }
+/// print(observation.accesses)   // [Profile.name, Profile.followers]
+/// observation.cancel()
+/// ```
+public func withCancellableTracking<Result>(
+  propagatingToOuterScope: Bool = false,
+  _ apply: () throws -> Result,
+  onChange: @escaping @Sendable () -> Void
+) rethrows -> (value: Result, observation: TrackingObservation) {
+  let context = TransactionContext.current
+  let recorder = context.takeSpareRecorder() ?? Recorder()
+  let observer = OneShotObserver(onChange: onChange)
+  recorder.owner = observer
+  defer {
+    recorder.reset()
+    context.returnSpareRecorder(recorder)
+  }
+  let value: Result
+  do {
+    value = try withRecorder(recorder, propagating: propagatingToOuterScope, apply)
+  } catch {
+    observer.adopt(recorder.removeAll())
+    throw error
+  }
+  let dependencies = recorder.removeAll()
+  let accesses = AccessLog(dependencies)
+  guard !dependencies.isEmpty else {
+    observer.cancel()
+    return (value, TrackingObservation(observer: nil, accesses: accesses))
+  }
+  observer.adopt(dependencies)
+  return (value, TrackingObservation(observer: observer, accesses: accesses))
+}
+
+/// A one-shot observation started by `withCancellableTracking(_:onChange:)`.
+public final class TrackingObservation: Sendable {
+  private let observer: OneShotObserver?
+
+  /// The fields the observed closure read.
+  public let accesses: AccessLog
+
+  internal init(observer: OneShotObserver?, accesses: AccessLog) {
+    self.observer = observer
+    self.accesses = accesses
+  }
+
+  /// Whether `onChange` can still be called: the closure read something, and the observation has
+  /// neither fired nor been cancelled.
+  public var isActive: Bool { observer.map { !$0.isSpent } ?? false }
+
+  /// Stops the observation: `onChange` will not be called, and every observer entry is removed
+  /// (the closure is released). Calling it again, or after the observation fired, does nothing.
+  public func cancel() {
+    observer?.cancel()
+  }
+}
+
+/// Runs `body` in a new tracking scope and returns its result with the fields it read. Nothing is
+/// observed: this only answers "which fields did this code touch?".
+///
+/// ```swift
+/// let (_, accesses) = recordAccesses { render(list) }
+/// print(accesses)   // [ListState.rows, Row.count]
+/// ```
+///
+/// - Parameter propagatingToOuterScope: also record the reads in the enclosing tracking scope, if
+///   any (by default an inner scope's reads stay inside it).
+public func recordAccesses<Result>(
+  propagatingToOuterScope: Bool = false,
+  _ body: () throws -> Result
+) rethrows -> (value: Result, accesses: AccessLog) {
+  let recorder = Recorder()
+  let value = try withRecorder(recorder, propagating: propagatingToOuterScope, body)
+  return (value, AccessLog(recorder.currentDependencies))
+}
+
+/// Runs `body` with tracking suspended: its reads are recorded nowhere, not even in an enclosing
+/// tracking scope or reaction.
+public func withoutTracking<Result>(_ body: () throws -> Result) rethrows -> Result {
+  try withRecorder(nil, propagating: false, body)
+}
+
+/// Whether a tracking scope is recording reads on this thread right now: owners that would
+/// allocate something only for a tracked read (a store's identity slot) ask first.
+///
+/// - Complexity: O(1): one thread-local load.
+@inlinable
+package var isTrackingAccesses: Bool { ThreadLocal.isTracking }

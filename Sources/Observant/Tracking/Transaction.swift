@@ -1,0 +1,30 @@
+/// Runs `body` as one transaction: reactions that depend on what it writes re-run once, after it
+/// ends, and none of them sees a half-applied change.
+///
+/// Transactions nest; only the end of the outermost one re-runs reactions. A field that ends the
+/// transaction where it began (set and set back) re-runs nothing.
+///
+/// ```swift
+/// transaction {
+///   model.first = "Ada"
+///   model.last = "Lovelace"
+/// }  // a reaction reading both fields runs once, here
+/// ```
+///
+/// Transactions belong to the current thread; writes made on other threads meanwhile form their
+/// own transactions.
+public func transaction<Result>(_ body: () throws -> Result) rethrows -> Result {
+  let context = TransactionContext.current
+  context.begin()
+  defer { context.end() }
+  return try body()
+}
+
+/// `transaction(_:)` for a body whose last statement returns a value nobody wants
+/// (`transaction { state.rows.append(row) }`, whose `append` is `@discardableResult`).
+public func transaction(_ body: () throws -> Void) rethrows {
+  let context = TransactionContext.current
+  context.begin()
+  defer { context.end() }
+  try body()
+}

@@ -1,0 +1,101 @@
+import _ObservantShims
+
+/// In-place mutations of tracked fields open on this thread.
+///
+/// A `_modify` accessor of a tracked field holds Swift's exclusive access to the field (and to
+/// everything containing it) while its caller mutates the yielded storage. Two things follow:
+///
+/// - Nobody may read the field during that time: observers that would run synchronously inside a
+///   write (a `withTracking` `onChange`, a `ChangeObserver`) are deferred until the outermost
+///   in-place mutation ends, so they never overlap the exclusive access ("Simultaneous accesses").
+///   Reactions run later anyway, when the transaction ends.
+/// - The runtime can tell which writes hit the storage being mutated. A frame remembers the value
+///   being mutated (its registrar) and the stamp it would carry if every change went through its
+///   accessors; each accessor write of that value moves the expected stamp along. When the frame
+///   ends, a value whose stamp is not the expected one was replaced some other way (assigned from a
+///   copy through an `inout`, `self = saved` in a mutating method), and its readers are reconciled.
+///
+/// Frames opened by an anchor (a class's `@Tracked` property, a store's root state) are *anchored*:
+/// the storage is the live state, not a copy. Writes verified inside anchored frames are the ones a
+/// transaction may treat as "set and set back".
+///
+/// The innermost frame's registrar and expected stamp live in thread-local slots, so an accessor
+/// write checks them with two loads.
+@usableFromInline
+internal enum InPlaceFrames {
+  /// One open frame: the summary it replaced in the thread-local slots, and its own registrar.
+  struct Record {
+    let savedRegistrar: UnsafeMutableRawPointer?
+    let savedExpected: UInt64
+    let registrar: UnsafeMutableRawPointer?
+    let anchored: Bool
+  }
+
+  /// Whether an in-place mutation of a tracked field is open on this thread.
+  @inline(__always)
+  static var isOpen: Bool { observant_frame_depth() != 0 }
+
+  /// Whether the innermost frame is of the value with this registrar and stamp (its accessors are
+  /// mutating the storage that frame opened).
+  @usableFromInline @inline(__always)
+  static func isInnermost(_ registrar: TrackingRegistrar, stamp: UInt64) -> Bool {
+    observant_frame_registrar() == Unmanaged.passUnretained(registrar).toOpaque() && observant_frame_expected() == stamp
+  }
+
+  /// Notes that the value with `registrar` changed from stamp `old` to `new`: if it is the
+  /// innermost frame's value, the frame expects `new` from now on. Returns whether it was.
+  @usableFromInline @inline(__always)
+  @discardableResult
+  static func noteChange(of registrar: TrackingRegistrar, from old: UInt64, to new: UInt64) -> Bool {
+    guard isInnermost(registrar, stamp: old) else { return false }
+    observant_frame_set_expected(new)
+    return true
+  }
+
+  /// Whether the innermost frame is anchored to live state (see the type's documentation).
+  @usableFromInline
+  static var innermostIsAnchored: Bool {
+    guard isOpen else { return false }
+    return TransactionContext.current.frames.last?.anchored ?? false
+  }
+
+  /// Whether the innermost frame is a container's (not a value with a registrar of its own).
+  static var innermostIsContainer: Bool { isOpen && observant_frame_registrar() == nil }
+
+  /// Opens a frame for the value with `registrar` and `stamp` (a `nil` registrar for a container
+  /// that is not observable state itself: an identified array, an array, a dictionary).
+  ///
+  /// - Parameter anchored: whether the storage is live state (see the type's documentation).
+  static func begin(_ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool) {
+    let address = registrar.map { Unmanaged.passUnretained($0).toOpaque() }
+    TransactionContext.current.frames.append(
+      Record(
+        savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(), registrar: address,
+        anchored: anchored))
+    observant_frame_set(address, stamp)
+    observant_frame_set_depth(observant_frame_depth() + 1)
+  }
+
+  /// Closes the innermost frame. Returns whether its value now carries the stamp its accessor
+  /// writes led to (`stamp` is the value's stamp now; container frames always verify). A value with
+  /// the same identity that does not (it was replaced some other way) makes the transaction's
+  /// writes untrustworthy as "live". Runs the deferred synchronous observers once the outermost
+  /// frame closes.
+  ///
+  /// - Parameter sameIdentity: the value still has the identity it had when the frame opened (a
+  ///   value replaced by a new identity is the slot's business, not a replacement by a copy).
+  @discardableResult
+  static func end(stamp: UInt64, sameIdentity: Bool = true) -> Bool {
+    let context = TransactionContext.current
+    guard let record = context.frames.popLast() else {
+      observantFatalError("Observant: an in-place mutation frame ended that was never begun")
+    }
+    let verified = record.registrar == nil || observant_frame_expected() == stamp
+    observant_frame_set(record.savedRegistrar, record.savedExpected)
+    let depth = observant_frame_depth() - 1
+    observant_frame_set_depth(depth)
+    if !verified && sameIdentity { context.noteUnverifiedReplacement() }
+    if depth == 0 { context.runDeferredImmediateObservers() }
+    return verified
+  }
+}

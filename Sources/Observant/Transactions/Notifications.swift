@@ -1,0 +1,124 @@
+/// Delivering a write to the dependencies it concerns.
+///
+/// Synchronous observers are called now (before the value is stored), unless an in-place mutation
+/// is open on this thread: then they are called when it closes, so that they never overlap its
+/// exclusive access. Scheduled observers are recorded in this thread's transaction (opening one
+/// for the write if none is open) and run when it ends.
+internal enum Notifications {
+  /// Delivers a write of the field `key` of `table` that overwrites the state `seen` with the state
+  /// `proposedSeen`.
+  ///
+  /// - Parameters:
+  ///   - isLive: the write was made on live state (see `WriteRecord.isLive`).
+  ///   - values: the old and new value, boxed on demand.
+  /// - Returns: the stamp the field should carry (the proposed one, or the one the observers read
+  ///   when a live write sets the field back), and whether a transaction was opened (the caller
+  ///   ends it with `TransactionContext.end()` once the value is stored).
+  static func deliver(
+    _ dependencies: DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
+    from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, values: () -> ChangeValues?
+  ) -> (seen: UInt64, openedTransaction: Bool) {
+    var scheduled = ScheduledBatch()
+    dependencies.forEach { dependency in
+      guard let observer = dependency.observer else { return }
+      if observer.isScheduled {
+        scheduled.append(unsafeDowncast(observer, to: ScheduledObserver.self))
+      } else if InPlaceFrames.isOpen {
+        TransactionContext.current.deferImmediate(dependency, .unknown)
+      } else {
+        observer.dependencyChanged(dependency, .unknown)
+      }
+    }
+    guard !scheduled.isEmpty else {
+      // Nobody read the state this write overwrites, but an earlier write of this transaction
+      // produced it: the record of that lineage follows the field (it may yet be set back).
+      if let context = TransactionContext.existing, context.hasRecord(table: table, key: key, latestSeen: seen) {
+        let newSeen = context.recordWrite(
+          table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive, values: values,
+          observers: scheduled)
+        return (newSeen, false)
+      }
+      return (proposedSeen, false)
+    }
+    let context = TransactionContext.current
+    context.begin()
+    let newSeen = context.recordWrite(
+      table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive, values: values,
+      observers: scheduled)
+    return (newSeen, true)
+  }
+
+  /// Delivers a change found after the fact (a wholesale replacement, a reconciliation): every
+  /// dependency in `dependencies` hears it, with no values and no set-back detection.
+  static func deliverReplacement(_ dependencies: [Dependency]) {
+    guard !dependencies.isEmpty else { return }
+    var opened = false
+    for dependency in dependencies {
+      guard let observer = dependency.observer else { continue }
+      if observer.isScheduled {
+        let context = TransactionContext.current
+        if !opened {
+          context.begin()
+          opened = true
+        }
+        _ = context.recordWrite(
+          table: dependency.table, key: dependency.key, name: dependency.name,
+          from: dependency.seen.load(ordering: .relaxed), to: Stamp.next(), isLive: false, values: { nil },
+          observers: CollectionOfOne(unsafeDowncast(observer, to: ScheduledObserver.self)))
+      } else if InPlaceFrames.isOpen {
+        TransactionContext.current.deferImmediate(dependency, .unknown)
+      } else {
+        observer.dependencyChanged(dependency, .unknown)
+      }
+    }
+    if opened { TransactionContext.current.end() }
+  }
+}
+
+/// The scheduled observers of one write; one needs no allocation.
+internal struct ScheduledBatch: Sequence {
+  private var first: ScheduledObserver?
+  private var rest: [ScheduledObserver] = []
+
+  var isEmpty: Bool { first == nil }
+
+  mutating func append(_ observer: ScheduledObserver) {
+    if first == nil { first = observer } else { rest.append(observer) }
+  }
+
+  func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
+
+  struct Iterator: IteratorProtocol {
+    fileprivate var first: ScheduledObserver?
+    fileprivate var rest: IndexingIterator<[ScheduledObserver]>
+
+    mutating func next() -> ScheduledObserver? {
+      if let first {
+        self.first = nil
+        return first
+      }
+      return rest.next()
+    }
+  }
+}
+
+/// Opens a transaction for the duration of an in-place mutation of a tracked field, so that
+/// scheduled observers dirtied by writes nested inside it run only after it completes, when the
+/// field is no longer under modification.
+@usableFromInline
+internal func _beginInPlaceMutation() {
+  TransactionContext.current.begin()
+}
+
+/// Closes the transaction of `_beginInPlaceMutation()`, running scheduled observers if it was the
+/// outermost.
+@usableFromInline
+internal func _endInPlaceMutation() {
+  TransactionContext.current.end()
+}
+
+/// Ends the implicit transaction a write opened (see `Notifications.deliver`).
+@usableFromInline
+internal func _endImplicitTransaction() {
+  TransactionContext.current.end()
+}

@@ -1,0 +1,326 @@
+import _ObservantShims
+
+/// Per-thread transaction state: nesting depth, the fields written so far, the observers deferred
+/// by in-place mutations, and the flush that re-runs dirty reactions when the outermost
+/// transaction ends.
+///
+/// Transactions are per thread. Writes on another thread form that thread's own transactions and
+/// run their scheduled observers there (or on the observers' own isolation).
+internal final class TransactionContext {
+  // Thread-confined (one context per thread), so dynamic exclusivity checks buy nothing here.
+
+  /// Nesting of explicit `transaction {}` blocks, implicit single-write transactions, in-place
+  /// mutations and reaction runs.
+  @exclusivity(unchecked) private(set) var depth = 0
+  @exclusivity(unchecked) private(set) var isFlushing = false
+  /// The scheduled observer whose body is running on this thread (owner of reactions created now).
+  @exclusivity(unchecked) var runningObserver: ScheduledObserver?
+
+  @exclusivity(unchecked) private var records: ContiguousArray<WriteRecord> = []
+  @exclusivity(unchecked) private var recordIndex: [RecordKey: Int] = [:]
+  /// Observers scheduled directly (`Reaction.invalidate()`, a reconciliation).
+  @exclusivity(unchecked) private var invalidated: [DirtyObserver] = []
+  /// Synchronous observers notified while an in-place mutation was open, called when it closes.
+  @exclusivity(unchecked) private var deferredImmediate: [(Dependency, FieldChange)] = []
+  /// The open in-place frames, innermost last (see `InPlaceFrames`).
+  @exclusivity(unchecked) var frames: [InPlaceFrames.Record] = []
+  /// A frame of this transaction found its value replaced other than through its accessors: no
+  /// write of this transaction can be trusted to be the live state's.
+  @exclusivity(unchecked) private var sawUnverifiedReplacement = false
+  /// A recorder for one-shot scopes, reused so they allocate none.
+  @exclusivity(unchecked) private var spareRecorder: Recorder?
+
+  private struct RecordKey: Hashable {
+    let table: ObjectIdentifier
+    let key: FieldKey
+    let latestSeen: UInt64
+  }
+
+  /// This thread's context, created on first use and released when the thread exits.
+  static var current: TransactionContext {
+    if let existing { return existing }
+    let context = TransactionContext()
+    observant_context_install(Unmanaged.passRetained(context).toOpaque(), releaseContext)
+    return context
+  }
+
+  /// This thread's context if it has one.
+  static var existing: TransactionContext? {
+    observant_context_get().map { Unmanaged<TransactionContext>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  func takeSpareRecorder() -> Recorder? {
+    defer { spareRecorder = nil }
+    return spareRecorder
+  }
+
+  func returnSpareRecorder(_ recorder: Recorder) {
+    spareRecorder = recorder
+  }
+
+  // MARK: Nesting
+
+  func begin() { depth += 1 }
+
+  /// Ends one level; the outermost end runs the dirty scheduled observers.
+  func end() {
+    if depth <= 0 { observantFatalError("Observant: a transaction ended that was never begun") }
+    depth -= 1
+    if depth == 0 && !isFlushing {
+      flush()
+      sawUnverifiedReplacement = false
+    }
+  }
+
+  /// Whether a transaction (explicit, implicit or a flush) is open on this thread.
+  var isInTransaction: Bool { depth > 0 || isFlushing }
+
+  func noteUnverifiedReplacement() {
+    sawUnverifiedReplacement = true
+    for index in records.indices { records[index].isLive = false }
+  }
+
+  // MARK: Synchronous observers during in-place mutations
+
+  func deferImmediate(_ dependency: Dependency, _ change: FieldChange) {
+    deferredImmediate.append((dependency, change))
+  }
+
+  /// Calls the synchronous observers deferred while in-place mutations were open (the outermost
+  /// one just closed, so they can read anything).
+  func runDeferredImmediateObservers() {
+    while !deferredImmediate.isEmpty {
+      let batch = deferredImmediate
+      deferredImmediate.removeAll(keepingCapacity: true)
+      for (dependency, change) in batch { dependency.observer?.dependencyChanged(dependency, change) }
+    }
+  }
+
+  // MARK: Recording writes
+
+  /// Records a write that concerns `observers`, returning the stamp the field should carry: the
+  /// stamp the observers read, if this live write sets the field back to where they read it (so
+  /// that they need not run and still read the current state), otherwise `proposedSeen`.
+  ///
+  /// Values are boxed only when the field could be set back before the transaction ends: not for a
+  /// write that is its own transaction (depth 1, outside a flush), the most common case.
+  func recordWrite(
+    table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
+    isLive: Bool, values: () -> ChangeValues?, observers: some Sequence<ScheduledObserver>
+  ) -> UInt64 {
+    let order = RunOrder.next()
+    let live = isLive && !sawUnverifiedReplacement
+    var newSeen = proposedSeen
+    let position: Int
+    if let existing = recordPosition(table, key, latestSeen: seen) {
+      position = existing
+      removeFromIndex(records[position])
+      records[position].lastWriteOrder = order
+      records[position].isLive = records[position].isLive && live
+      if records[position].original != nil {
+        records[position].latest = values()?.new
+        if records[position].latest == nil { records[position].original = nil }
+      }
+      if records[position].isReverted && seen != Stamp.none { newSeen = records[position].originalSeen }
+      records[position].latestSeen = newSeen
+    } else {
+      let revertible = depth > 1 || isFlushing
+      let pair = revertible ? values() : nil
+      records.append(
+        WriteRecord(
+          table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
+          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live))
+      position = records.count - 1
+    }
+    addToIndex(records[position], at: position)
+    for observer in observers { records[position].observers.insert(observer) }
+    return newSeen
+  }
+
+  /// Whether a write of this transaction left the field `key` of `table` in the state `latestSeen`.
+  func hasRecord(table: ObserverTable, key: FieldKey, latestSeen: UInt64) -> Bool {
+    !records.isEmpty && recordPosition(table, key, latestSeen: latestSeen) != nil
+  }
+
+  private func recordPosition(_ table: ObserverTable, _ key: FieldKey, latestSeen: UInt64) -> Int? {
+    if !recordIndex.isEmpty {
+      return recordIndex[RecordKey(table: ObjectIdentifier(table), key: key, latestSeen: latestSeen)]
+    }
+    return records.firstIndex { $0.table === table && $0.key == key && $0.latestSeen == latestSeen }
+  }
+
+  private func addToIndex(_ record: WriteRecord, at position: Int) {
+    if recordIndex.isEmpty {
+      guard records.count > 8 else { return }
+      for (index, record) in records.enumerated() {
+        recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = index
+      }
+    } else {
+      recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = position
+    }
+  }
+
+  private func removeFromIndex(_ record: WriteRecord) {
+    guard !recordIndex.isEmpty else { return }
+    recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = nil
+  }
+
+  /// Schedules `observer` to run as if something it read had just changed.
+  func invalidate(_ observer: ScheduledObserver) {
+    invalidated.append(DirtyObserver(observer: observer, order: RunOrder.next()))
+  }
+
+  // MARK: Flushing
+
+  /// The only dirty observer, when exactly one record with exactly one observer exists and nothing
+  /// was invalidated; the record is consumed. `nil` (consuming nothing) otherwise.
+  private func takeSingleDirtyObserver() -> DirtyObserver? {
+    guard records.count == 1, invalidated.isEmpty, let observer = records[0].observers.first,
+      records[0].observers.rest.isEmpty, !records[0].isReverted
+    else { return nil }
+    let order = records[0].lastWriteOrder
+    records.removeAll(keepingCapacity: true)
+    return DirtyObserver(observer: observer, order: order)
+  }
+
+  /// The observers the records (and invalidations) make dirty, in no particular order, possibly
+  /// repeated; clears the records.
+  private func takeDirtyObservers() -> [DirtyObserver] {
+    guard !records.isEmpty || !invalidated.isEmpty else { return [] }
+    var dirty = invalidated
+    invalidated.removeAll(keepingCapacity: true)
+    for record in records {
+      let reverted = record.isReverted
+      record.observers.forEach { observer in
+        // A set-back field concerns only observers that read it in between.
+        if !reverted || observer.lastRunStamp > record.firstWriteOrder {
+          dirty.append(DirtyObserver(observer: observer, order: record.lastWriteOrder))
+        }
+      }
+    }
+    records.removeAll(keepingCapacity: true)
+    if !recordIndex.isEmpty { recordIndex.removeAll(keepingCapacity: true) }
+    return dirty
+  }
+
+  /// Runs dirty scheduled observers in rounds until no write made during the flush dirties another.
+  ///
+  /// Within a round observers run in creation order. An observer dirtied during the round runs in
+  /// the same round if it comes later in that order and has not run yet; otherwise it waits for the
+  /// next round. An observer already waiting is never queued twice, and one that ran after the last
+  /// change that dirtied it (because its parent ran it, say) is skipped.
+  private func flush() {
+    guard !records.isEmpty || !invalidated.isEmpty else { return }
+    isFlushing = true
+    defer { isFlushing = false }
+    var rounds = 0
+    // The common case, one field written and one observer reading it, needs no queue.
+    if let single = takeSingleDirtyObserver() {
+      rounds = 1
+      run(single)
+    }
+    var pending = takeDirtyObservers()
+    guard let first = pending.first else { return }
+    let limit = FlushLimits.maximumRounds(for: first.observer)
+    while !pending.isEmpty {
+      rounds += 1
+      if rounds > limit {
+        FlushLimits.reportRunaway(rounds: limit, observers: pending.map(\.observer))
+        break
+      }
+      pending = runRound(pending)
+    }
+  }
+
+  private func run(_ entry: DirtyObserver) {
+    let observer = entry.observer
+    guard observer.lastRunStamp < entry.order else { return }  // already saw the change
+    if observer.runsElsewhere() {
+      observer.scheduleElsewhere()
+    } else {
+      observer.runScheduled(in: self)
+    }
+  }
+
+  /// Runs one round and returns the observers for the next.
+  private func runRound(_ dirty: [DirtyObserver]) -> [DirtyObserver] {
+    var queue = ObserverQueue(dirty)
+    var next = ObserverQueue()
+    while let entry = queue.popFirst() {
+      run(entry)
+      for dirtied in takeDirtyObservers() {
+        if queue.contains(dirtied.observer) || dirtied.observer.sequence > entry.observer.sequence {
+          queue.insert(dirtied)  // still to run this round: it will see the write
+        } else {
+          next.insert(dirtied)
+        }
+      }
+    }
+    return next.drain()
+  }
+}
+
+/// Dirty observers of one round in creation order, each at most once (merging stamps). Kept sorted
+/// by descending `sequence` (unique per observer), so the next to run is the last element and
+/// membership is a binary search.
+internal struct ObserverQueue {
+  private var entries: [DirtyObserver] = []
+
+  init() {}
+
+  /// The queue of `dirty`, sorted once.
+  init(_ dirty: [DirtyObserver]) {
+    guard dirty.count > 1 else {
+      entries = dirty
+      return
+    }
+    let sorted = dirty.sorted { $0.observer.sequence > $1.observer.sequence }
+    entries.reserveCapacity(sorted.count)
+    for entry in sorted {
+      if let last = entries.last, last.observer === entry.observer {
+        entries[entries.count - 1].order = max(last.order, entry.order)
+      } else {
+        entries.append(entry)
+      }
+    }
+  }
+
+  /// The position of `sequence`, or where it would be inserted.
+  private func search(_ sequence: UInt64) -> Int {
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].observer.sequence > sequence { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  func contains(_ observer: ScheduledObserver) -> Bool {
+    let position = search(observer.sequence)
+    return position < entries.count && entries[position].observer === observer
+  }
+
+  mutating func insert(_ entry: DirtyObserver) {
+    let position = search(entry.observer.sequence)
+    if position < entries.count && entries[position].observer === entry.observer {
+      entries[position].order = max(entries[position].order, entry.order)
+    } else {
+      entries.insert(entry, at: position)
+    }
+  }
+
+  mutating func popFirst() -> DirtyObserver? {
+    entries.popLast()
+  }
+
+  /// Every entry, in creation order.
+  mutating func drain() -> [DirtyObserver] {
+    defer { entries.removeAll() }
+    return entries.reversed()
+  }
+}
+
+private func releaseContext(_ context: UnsafeMutableRawPointer) {
+  Unmanaged<TransactionContext>.fromOpaque(context).release()
+}

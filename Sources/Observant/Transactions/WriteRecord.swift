@@ -1,0 +1,73 @@
+/// One field written during the current transaction on this thread, with the scheduled observers
+/// (reactions) that read the state it overwrote.
+///
+/// A record follows one lineage of the field: the state the observers read (`originalSeen`) and the
+/// writes that continued from it. A write from another state of the field (another copy of the
+/// value) starts a record of its own.
+internal struct WriteRecord {
+  /// Held so its identity cannot be reused by a new table before the transaction ends.
+  let table: ObserverTable
+  let key: FieldKey
+  let name: FieldName
+  /// The field's stamp before the first write: what the observers read (`Stamp.none` for class
+  /// fields).
+  let originalSeen: UInt64
+  /// The field's stamp after the latest write of this lineage.
+  var latestSeen: UInt64
+  /// Order stamp of the first write; an observer whose last run started later read an
+  /// intermediate value, so it runs even if the field ends where it began.
+  let firstWriteOrder: UInt64
+  /// Order stamp of the latest write; an observer whose last run started later has seen it.
+  var lastWriteOrder: UInt64
+  /// The value before the first write and after the latest, when every write could box them;
+  /// only then can the field be recognized as set back.
+  var original: ComparableBox?
+  var latest: ComparableBox?
+  /// Every write of the lineage was made on live state (class storage, or value storage inside an
+  /// anchored in-place mutation whose frames all verified): only then is "set back" a fact about
+  /// the state and not about some copy.
+  var isLive: Bool
+  var observers = ObserverSet()
+
+  /// The field is back where the observers read it.
+  var isReverted: Bool {
+    guard isLive, let original, let latest else { return false }
+    return original.isEqual(to: latest)
+  }
+}
+
+/// Distinct scheduled observers in insertion order; the common single observer needs no allocation.
+internal struct ObserverSet {
+  private(set) var first: ScheduledObserver?
+  private(set) var rest: ContiguousArray<ScheduledObserver> = []
+  private var ids: Set<ObjectIdentifier> = []
+
+  mutating func insert(_ observer: ScheduledObserver) {
+    guard let first else {
+      self.first = observer
+      return
+    }
+    if first === observer { return }
+    if rest.count < 32 {  // a scan of a few pointers beats hashing
+      if rest.contains(where: { $0 === observer }) { return }
+    } else {
+      if ids.isEmpty { ids = Set([ObjectIdentifier(first)] + rest.map(ObjectIdentifier.init)) }
+      guard ids.insert(ObjectIdentifier(observer)).inserted else { return }
+    }
+    rest.append(observer)
+  }
+
+  var isEmpty: Bool { first == nil }
+
+  func forEach(_ body: (ScheduledObserver) -> Void) {
+    guard let first else { return }
+    body(first)
+    rest.forEach(body)
+  }
+}
+
+/// A scheduled observer to run, with the order stamp of the latest change that made it dirty.
+internal struct DirtyObserver {
+  let observer: ScheduledObserver
+  var order: UInt64
+}
