@@ -1,5 +1,3 @@
-import Observant
-
 /// A reusable cell of a `CellPool`, bound to one row at a time.
 ///
 /// Its `content` is the result of the latest render of the row it is bound to; `renderCount`
@@ -23,12 +21,16 @@ public final class Cell: CustomStringConvertible {
 
   internal let poolIdentity: ObjectIdentifier
   private let poolName: String
-  private var reaction: Reaction?
+  private let tracking: any RenderTracking
+  /// The current binding (a tracking need not keep it alive) and its subscription.
+  private var binding: CellBinding?
+  private var subscription: (any RenderSubscription)?
 
-  internal init(number: Int, poolName: String, poolIdentity: ObjectIdentifier) {
+  internal init(number: Int, poolName: String, poolIdentity: ObjectIdentifier, tracking: any RenderTracking) {
     self.number = number
     self.poolName = poolName
     self.poolIdentity = poolIdentity
+    self.tracking = tracking
   }
 
   /// Whether the cell is bound to a row (not in the free list).
@@ -43,21 +45,43 @@ public final class Cell: CustomStringConvertible {
   internal func bind(to id: AnyHashable, render: @escaping () -> String) {
     precondition(!isBound, "\(poolName)#\(number) is already bound; enqueue it before binding it again")
     boundID = id
-    // Not owned by a reaction that may be running now (a simulated table's body, say): the cell
+    // Not owned by a body that may be running now (a simulated table's body, say): the cell
     // observes until it is enqueued, whoever dequeued it.
-    reaction = Reaction("\(poolName)#\(number)[\(String(describing: id.base))]", ownedByParent: false) {
-      [unowned self] in
-      let rendered = render()
-      self.content = rendered
-      self.renderCount += 1
-      self.history.append(rendered)
-    }
+    let binding = CellBinding(name: "\(poolName)#\(number)[\(String(describing: id.base))]", cell: self, render: render)
+    self.binding = binding
+    subscription = tracking.track(binding)
   }
 
   /// Stops observing for good: the render never runs again.
   internal func unbind() {
-    reaction?.cancel()
-    reaction = nil
+    subscription?.cancel()
+    subscription = nil
+    binding = nil
     boundID = nil
   }
+
+  fileprivate func show(_ rendered: String) {
+    content = rendered
+    renderCount += 1
+    history.append(rendered)
+  }
+}
+
+/// One binding of a cell to a row, as the pool's tracking runs it: the render, recorded.
+private final class CellBinding: RenderBody {
+  let name: String
+  private unowned let cell: Cell
+  private let render: () -> String
+
+  init(name: String, cell: Cell, render: @escaping () -> String) {
+    self.name = name
+    self.cell = cell
+    self.render = render
+  }
+
+  func run() {
+    cell.show(render())
+  }
+
+  func finishRun() {}
 }

@@ -10,24 +10,36 @@
 /// reused === cell                                     // true
 /// ```
 ///
-/// A cell renders inside a `Reaction`: at once when bound, and again whenever what its latest
-/// render read changes. Enqueueing cancels that reaction before the cell can be bound again, so
-/// an update to a row whose cell was reused never reaches the new row's cell.
+/// A cell renders under the pool's tracking (inside a `Reaction` by default): at once when bound,
+/// and again whenever what its latest render read changes. Enqueueing cancels that subscription
+/// before the cell can be bound again, so an update to a row whose cell was reused never reaches
+/// the new row's cell.
+///
+/// With ``AppleObservationTracking``, renders made dirty by a change run when a step of that
+/// tracking ends (`tracking.step { ... }`, or a step of a tree that shares it).
 ///
 /// Single-threaded, like a table view: use a pool and its cells on one thread.
 public final class CellPool {
-  /// The prefix of the cells' reaction names.
+  /// The prefix of the cells' names.
   public let name: String
   /// Every cell this pool has made, in the order it made them (`cells[n].number == n`).
   public private(set) var cells: [Cell] = []
+  /// What decides when cells re-render: ``ReactionTracking`` unless the initializer was given
+  /// another.
+  public let tracking: any RenderTracking
   /// Free cells; the most recently enqueued is reused first.
   private var freeCells: [Cell] = []
 
   /// Creates an empty pool.
   ///
-  /// - Parameter name: a prefix for the cells' reaction names, for diagnostics.
-  public init(_ name: String = "Cell") {
+  /// - Parameters:
+  ///   - name: a prefix for the cells' names, for diagnostics.
+  ///   - tracking: how renders learn what they read and when they re-run: Observant reactions
+  ///     by default, or ``AppleObservationTracking`` (share one with a ``RenderTree`` to step
+  ///     both as one UI).
+  public init(_ name: String = "Cell", tracking: any RenderTracking = ReactionTracking()) {
     self.name = name
+    self.tracking = tracking
   }
 
   deinit {
@@ -36,8 +48,8 @@ public final class CellPool {
   }
 
   /// Takes a free cell (the one most recently returned with `enqueue`) or makes a new one, and
-  /// binds it to `id`: `render` runs at once inside a `Reaction` and again whenever what it read
-  /// changes; each result becomes the cell's `content` and is appended to its `history`.
+  /// binds it to `id`: `render` runs at once under the pool's tracking and again whenever what
+  /// it read changes; each result becomes the cell's `content` and is appended to its `history`.
   ///
   /// ```swift
   /// let cell = pool.dequeue(for: row.id) { "\(model.row(row.id)?.title ?? "")" }
@@ -65,7 +77,7 @@ public final class CellPool {
   }
 
   private func makeCell() -> Cell {
-    let cell = Cell(number: cells.count, poolName: name, poolIdentity: ObjectIdentifier(self))
+    let cell = Cell(number: cells.count, poolName: name, poolIdentity: ObjectIdentifier(self), tracking: tracking)
     cells.append(cell)
     return cell
   }

@@ -57,8 +57,8 @@ public final class RenderContext {
   ///
   /// A new key creates the child: its body runs right after this body returns, in declaration
   /// order. A key declared last time but not now disposes the child and its subtree: their
-  /// reactions are cancelled and never run again. Either way the child's future runs use the
-  /// latest `body`.
+  /// subscriptions are cancelled and they never run again. Either way the child's future runs
+  /// use the latest `body`.
   ///
   /// ```swift
   /// screen.child("Badge", input: model.unreadCount) { badge in

@@ -1,11 +1,11 @@
 import Observant
 
-/// One node of a render tree: a body run inside its own `Reaction`, the text its latest run
+/// One node of a render tree: a body run under the tree's tracking, the text its latest run
 /// emitted, and the children its latest run declared.
 ///
-/// The tree owns the nodes (a parent holds its children) and manages their reactions' lifetimes:
-/// reactions are created with `ownedByParent: false`, and disposal cancels them.
-internal final class RenderNode {
+/// The tree owns the nodes (a parent holds its children) and manages their subscriptions'
+/// lifetimes: disposal cancels them.
+internal final class RenderNode: RenderBody {
   private(set) var name: String
   let key: ChildKey
   /// Creation order in the tree; decides which of several same-named nodes answers by name.
@@ -16,7 +16,9 @@ internal final class RenderNode {
   private var body: (RenderContext) -> Void
   /// The input the parent passed last, or `nil` if it passes none.
   private var input: (any RenderInput)?
-  private var reaction: Reaction?
+  private var subscription: (any RenderSubscription)?
+  /// What the latest run declared, from `run()` (tracked) to `finishRun()` (not tracked).
+  private var declarations: [ChildDeclaration] = []
   private(set) var output: String?
   private(set) var runCount = 0
   private(set) var isDisposed = false
@@ -40,19 +42,19 @@ internal final class RenderNode {
     self.creationOrder = tree.nextCreationOrder()
   }
 
-  /// Creates the node's reaction, which runs the body now.
+  /// Subscribes the node with the tree's tracking, which runs the body now.
   func start() {
-    reaction = Reaction(name, ownedByParent: false) { [unowned self] in self.run() }
+    subscription = tree.tracking.track(self)
   }
 
-  /// Cancels this node's reaction and its subtree's; none of them runs again.
+  /// Cancels this node's subscription and its subtree's; none of them runs again.
   ///
   /// - Parameter unindexing: remove the names from the tree's index (not needed when the whole
   ///   tree goes, and not allowed while the tree deinitializes).
   func dispose(unindexing: Bool) {
     guard !isDisposed else { return }
     isDisposed = true
-    reaction?.cancel()
+    subscription?.cancel()
     if unindexing { tree.names.remove(self) }
     for child in children { child.dispose(unindexing: unindexing) }
     children = []
@@ -72,21 +74,26 @@ internal final class RenderNode {
 
   // MARK: Running
 
-  /// One run: the body inside the reaction's tracking scope, then reconciliation of the children
-  /// it declared, outside it.
-  private func run() {
+  /// One run of the body, inside the tracking's recording; `finishRun()` follows, outside it.
+  func run() {
     runCount += 1
     tree.bodyWillRun(name)
-    defer { tree.bodyDidRun() }
     output = nil
     let context = RenderContext(node: self)
     body(context)
-    let declarations = context.close()
+    declarations = context.close()
+  }
+
+  /// Reconciles the children the run declared. Not recorded by the tracking: comparing inputs
+  /// may call a user's `==` that reads tracked fields, and new children's first runs read what
+  /// they read for themselves.
+  func finishRun() {
+    defer { tree.bodyDidRun() }
+    let declared = declarations
+    declarations = []
     // A body that tore the tree down (or disposed this node some other way) declares nothing.
     guard !isDisposed else { return }
-    // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
-    // become this node's dependencies. Children track their own reads in their own reactions.
-    withoutTracking { reconcile(with: declarations) }
+    reconcile(with: declared)
   }
 
   /// Keeps children whose keys were declared again (invalidating those whose input changed),
@@ -145,7 +152,7 @@ internal final class RenderNode {
     // Kept children with a changed input run later in this flush, in creation order; one that
     // is dirty anyway runs once.
     for child in changed where !child.isDisposed {
-      child.reaction?.invalidate()
+      child.subscription?.invalidate()
     }
   }
 

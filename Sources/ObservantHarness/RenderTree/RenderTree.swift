@@ -1,10 +1,12 @@
 import Observant
 
-/// A simulated UI: a tree of nodes whose bodies run inside Observant reactions, with a log of
+/// A simulated UI: a tree of nodes whose bodies re-run when what they read changes, with a log of
 /// which bodies ran at every step.
 ///
-/// Each node's body runs inside its own `Reaction`, so it re-runs exactly when something it read
-/// changed, or when its parent passed it a changed input. Children are keyed by identity, like a
+/// By default each node's body runs inside its own Observant `Reaction`, so it re-runs exactly
+/// when something it read changed, or when its parent passed it a changed input; pass
+/// `tracking: AppleObservationTracking()` to count what Apple's `withObservationTracking` would
+/// re-run instead (see ``RenderTracking``). Children are keyed by identity, like a
 /// SwiftUI `ForEach`: when a parent re-runs, children whose keys it declares again are kept (and
 /// not re-run unless their input changed), new keys create children, and keys no longer declared
 /// dispose their subtrees.
@@ -21,12 +23,15 @@ import Observant
 ///
 /// A tree is single-threaded: create it, step it and query it on one thread (the main actor, or
 /// the thread a test runs on). Call `step` outside any `transaction { }` and outside bodies:
-/// bodies re-run when the outermost transaction ends.
+/// bodies re-run when the outermost transaction (or step of the tracking) ends.
 ///
 /// - Complexity: Building a tree runs every body once. A step costs what its bodies cost, plus
 ///   reconciliation, O(*n*) with hashing in the children of each parent that re-ran; nodes that
 ///   did not run cost nothing.
 public final class RenderTree {
+  /// What decides when bodies re-run: ``ReactionTracking`` unless the initializer was given
+  /// another.
+  public let tracking: any RenderTracking
   private var root: RenderNode?
   /// Live nodes by name, for `output(of:)` and `runCount(of:)` without walking the tree.
   internal var names = NodeNameIndex()
@@ -57,8 +62,14 @@ public final class RenderTree {
   ///
   /// - Parameters:
   ///   - rootName: the root node's name in the log.
+  ///   - tracking: how bodies learn what they read and when they re-run: Observant reactions by
+  ///     default, or ``AppleObservationTracking``, or a tracking shared with a ``CellPool``.
   ///   - body: the root body; it runs whenever something it read changes.
-  public init(_ rootName: String = "Root", body: @escaping (RenderContext) -> Void) {
+  public init(
+    _ rootName: String = "Root", tracking: any RenderTracking = ReactionTracking(),
+    body: @escaping (RenderContext) -> Void
+  ) {
+    self.tracking = tracking
     openStep = OpenStep(name: "initial")
     let root = RenderNode(
       name: rootName, key: ChildKey(rootName), input: nil, body: body, tree: self)
@@ -72,8 +83,10 @@ public final class RenderTree {
     tearDown()
   }
 
-  /// Runs `mutation` as one transaction and returns which bodies ran because of it, in the order
-  /// they ran. The step is also appended to `log`, even if `mutation` throws.
+  /// Runs `mutation` as one step of the tracking (one `transaction` for Observant's) and returns
+  /// which bodies ran because of it, in the order they ran. The step is also appended to `log`,
+  /// even if `mutation` throws. Bodies still waiting from writes made between steps (under
+  /// ``AppleObservationTracking``) run first, logged as ``betweenStepsName``.
   ///
   /// ```swift
   /// let step = tree.step("append") { model.state.rows.append(Row(id: 8)) }
@@ -87,12 +100,13 @@ public final class RenderTree {
   public func step(_ name: String = "step", _ mutation: () throws -> Void) rethrows -> RenderStep {
     precondition(!isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
     precondition(runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    tracking.runPendingBodies()
     closeStep()
     openStep = OpenStep(name: name)
     isStepping = true
     defer { isStepping = false }
     do {
-      try transaction(mutation)
+      try tracking.step(mutation)
     } catch {
       closeStep()
       throw error
@@ -134,7 +148,7 @@ public final class RenderTree {
     names.totalRunCount(named: nodeName)
   }
 
-  /// Disposes every node: their reactions are cancelled and never run again, and the tree is
+  /// Disposes every node: their subscriptions are cancelled and they never run again, and the tree is
   /// left empty. Calling it again does nothing; deinitializing the tree calls it.
   ///
   /// - Complexity: O(*n*) in the live nodes.

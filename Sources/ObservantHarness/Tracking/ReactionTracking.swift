@@ -1,0 +1,39 @@
+import Observant
+
+/// Observant's tracking, the default of ``RenderTree`` and ``CellPool``: each body runs inside its
+/// own `Reaction`, so it re-runs exactly when a field it read changed, once per transaction, in
+/// creation order; a step is one `transaction`.
+///
+/// ```swift
+/// let tree = RenderTree("List", tracking: ReactionTracking()) { list in ... }   // same as no argument
+/// ```
+///
+/// Reactions run at the end of the transaction that dirtied them, so nothing waits between
+/// steps: a write outside any step re-runs its readers at once (logged as
+/// ``RenderTree/betweenStepsName``).
+public struct ReactionTracking: RenderTracking {
+  public init() {}
+
+  /// Creates the body's `Reaction` (`ownedByParent: false`: the tree and the pool manage the
+  /// lifetimes), which runs it now.
+  ///
+  /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
+  public func track(_ body: any RenderBody) -> any RenderSubscription {
+    Reaction(body.name, ownedByParent: false) { [unowned body] in
+      body.run()
+      // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
+      // become this body's dependencies. Children track their own reads in their own reactions.
+      withoutTracking { body.finishRun() }
+    }
+  }
+
+  /// `transaction(mutation)`: the reactions it dirtied re-run once when it ends.
+  public func step(_ mutation: () throws -> Void) rethrows {
+    try transaction(mutation)
+  }
+
+  /// Nothing waits: reactions run when the transaction that dirtied them ends.
+  public func runPendingBodies() {}
+}
+
+extension Reaction: RenderSubscription {}
