@@ -38,8 +38,9 @@ public protocol InstanceIdentifiable {
   /// caller removed it); `identity` is the element's identity before, `stampBefore` the token.
   static func _didModifyInstanceInPlace(_ element: Self?, identity: InstanceIdentity, stampBefore: UInt64)
 
-  /// Called by a collection after it overwrote an element with a value of the same identity.
-  static func _instanceWasReplaced(_ old: Self, by new: Self)
+  /// Called by a collection after it overwrote an element with a value of the same identity;
+  /// `new` is the stored element (the hook may update its bookkeeping).
+  static func _instanceWasReplaced(_ old: Self, by new: inout Self)
 }
 
 extension InstanceIdentifiable {
@@ -54,7 +55,7 @@ extension InstanceIdentifiable {
   public static func _didModifyInstanceInPlace(_ element: Self?, identity: InstanceIdentity, stampBefore: UInt64) {}
 
   @inlinable
-  public static func _instanceWasReplaced(_ old: Self, by new: Self) {}
+  public static func _instanceWasReplaced(_ old: Self, by new: inout Self) {}
 }
 
 /// An identity token shared by a value and its copies; see ``InstanceIdentifiable``.

@@ -31,7 +31,9 @@ struct DifferentialFuzzTests {
     #expect(statistics.transactions >= budget)
     print(
       "fuzz: \(statistics.transactions) transactions, \(statistics.renderRuns) render runs, "
-        + "\(statistics.redundantRuns) redundant, \(statistics.runsThroughInvalidStores) through invalid stores")
+        + "\(statistics.redundantRuns) redundant, \(statistics.documentedCopyRuns) documented copy re-runs, "
+        + "\(statistics.documentedReplacementRuns) documented in-place replacement re-runs, "
+        + "\(statistics.runsThroughInvalidStores) through invalid stores")
     for example in statistics.redundantExamples { print("redundant: \(example)") }
   }
 }

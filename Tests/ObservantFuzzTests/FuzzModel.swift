@@ -106,9 +106,23 @@ struct Node: ObservableState, Identifiable {
     _modify { yield &self[tracking: \._leaf] }
   }
 
+  /// A plain array of observable state (identity by `ObservableStateID`, compared in O(n)).
+  private var _items = StateField<[Leaf]>([])
+  var items: [Leaf] {
+    get { registrar.read(_items) } set { registrar.write(&_items, newValue) }
+    _modify { yield &self[tracking: \._items] }
+  }
+
+  /// A dictionary of observable state.
+  private var _table = StateField<[Int: Leaf]>([:])
+  var table: [Int: Leaf] {
+    get { registrar.read(_table) } set { registrar.write(&_table, newValue) }
+    _modify { yield &self[tracking: \._table] }
+  }
+
   init(
     id: Int, value: Int = 0, label: String = "", rows: [Node] = [], plains: [Plain] = [],
-    slot: Slot = .empty, choice: Choice = .plain(0), leaf: Leaf? = nil
+    slot: Slot = .empty, choice: Choice = .plain(0), leaf: Leaf? = nil, items: [Leaf] = [], table: [Int: Leaf] = [:]
   ) {
     self.id = id
     _value = StateField(value)
@@ -120,10 +134,15 @@ struct Node: ObservableState, Identifiable {
     _pinned = StateField(Leaf())
     _spare = StateField(Leaf())
     _leaf = StateField(leaf)
+    _items = StateField(items)
+    _table = StateField(table)
   }
 
   /// Replaces this value by a fresh one with the same id (a new identity).
   mutating func renew() { self = Node(id: id, value: value, label: label) }
+
+  /// Replaces this value wholesale by `saved` (an undo, through `inout self`).
+  mutating func restore(_ saved: Node) { self = saved }
 }
 
 /// The holder of the plain (store-less) mode: value state in a `@Tracked` property.

@@ -28,6 +28,24 @@ enum Mutation: CustomStringConvertible {
   case appendPlain(NodePath, id: Int)
   case plainInPlace(NodePath, id: Int, delta: Int)
   case renew(NodePath)
+  // Copies of value-type state.
+  case scratchCopy(NodePath, id: Int)
+  case scratchAssignBack(NodePath, id: Int)
+  case copyMutateAssignLeaf(NodePath)
+  case copyPinnedToSpare(NodePath)
+  case spareIncrement(NodePath)
+  case undoRows(NodePath, id: Int)
+  case undoInPlace(NodePath)
+  case undoByAssignment(NodePath)
+  // A plain array and a dictionary of observable state.
+  case itemsAppend(NodePath)
+  case itemInPlace(NodePath, index: Int, delta: Int)
+  case itemCopyAssign(NodePath, index: Int)
+  case itemsRemoveFirst(NodePath)
+  case itemsReassign(NodePath)
+  case tableSet(NodePath, key: Int)
+  case tableInPlace(NodePath, key: Int, delta: Int)
+  case tableCopyAssign(NodePath, key: Int)
 
   var description: String {
     switch self {
@@ -57,6 +75,22 @@ enum Mutation: CustomStringConvertible {
     case .appendPlain(let p, let id): "\(describe(p)).plains.append(Plain(id: \(id)))"
     case .plainInPlace(let p, let id, let d): "\(describe(p)).plains[id: \(id)]?.number += \(d)"
     case .renew(let p): "\(describe(p)).renew() (self = Node(...))"
+    case .scratchCopy(let p, let id): "\(describe(p)).rows[id: \(id)]?.value += 1; var c = that row; c.value -= 1 (c dropped)"
+    case .scratchAssignBack(let p, let id): "var c = \(describe(p)).rows[id: \(id)]!; c.value += 5; c.value -= 5; assign back"
+    case .copyMutateAssignLeaf(let p): "var leaf = \(describe(p)).pinned; leaf.value += 1; assign back"
+    case .copyPinnedToSpare(let p): "\(describe(p)).spare = .pinned (one value in two slots)"
+    case .spareIncrement(let p): "\(describe(p)).spare.value += 1"
+    case .undoRows(let p, let id): "let saved = \(describe(p)).rows; rows[id: \(id)]?.value += 1; rows = saved"
+    case .undoInPlace(let p): "let saved = \(describe(p)); value += 1; label = \"z\"; self = saved (through inout)"
+    case .undoByAssignment(let p): "let saved = \(describe(p)).pinned; pinned.value += 2; pinned = saved"
+    case .itemsAppend(let p): "\(describe(p)).items.append(Leaf())"
+    case .itemInPlace(let p, let index, let d): "\(describe(p)).items[\(index)].value += \(d)"
+    case .itemCopyAssign(let p, let index): "var x = \(describe(p)).items[\(index)]; x.value += 1; items[\(index)] = x"
+    case .itemsRemoveFirst(let p): "\(describe(p)).items.removeFirst()"
+    case .itemsReassign(let p): "\(describe(p)).items = Array(items)"
+    case .tableSet(let p, let key): "\(describe(p)).table[\(key)] = Leaf()"
+    case .tableInPlace(let p, let key, let d): "\(describe(p)).table[\(key)]?.value += \(d)"
+    case .tableCopyAssign(let p, let key): "var x = \(describe(p)).table[\(key)]!; x.value += 1; table[\(key)] = x"
     }
   }
 
@@ -67,8 +101,27 @@ enum Mutation: CustomStringConvertible {
       .replaceRow(let p, _), .copyMutateAssignRow(let p, _), .rowValueInPlace(let p, _, _), .clearRows(let p),
       .reassignRows(let p), .setSlot(let p, _), .choosePlain(let p, _), .chooseLeft(let p, _), .swapChoiceCase(let p),
       .pinnedIncrement(let p), .pinnedReplace(let p), .pinnedResetInPlace(let p), .swapPinnedAndSpare(let p),
-      .setLeaf(let p, _), .leafInPlace(let p, _), .appendPlain(let p, _), .plainInPlace(let p, _, _), .renew(let p):
+      .setLeaf(let p, _), .leafInPlace(let p, _), .appendPlain(let p, _), .plainInPlace(let p, _, _), .renew(let p),
+      .scratchCopy(let p, _), .scratchAssignBack(let p, _), .copyMutateAssignLeaf(let p), .copyPinnedToSpare(let p),
+      .spareIncrement(let p), .undoRows(let p, _), .undoInPlace(let p), .undoByAssignment(let p), .itemsAppend(let p),
+      .itemInPlace(let p, _, _), .itemCopyAssign(let p, _), .itemsRemoveFirst(let p), .itemsReassign(let p),
+      .tableSet(let p, _), .tableInPlace(let p, _, _), .tableCopyAssign(let p, _):
       p
+    }
+  }
+
+  /// Whether the mutation writes through a copy of state that readers may be reading: a copy
+  /// taken out of an enum payload on its path, or one of the copy operations. Such a write may
+  /// re-run the readers of the copied fields once even when the value they read ends up as it was
+  /// (the documented detached-copy case).
+  var writesThroughCopy: Bool {
+    if path.contains(where: { $0 == .slot || $0 == .left || $0 == .right }) { return true }
+    switch self {
+    case .copyMutateAssignRow, .scratchCopy, .scratchAssignBack, .copyMutateAssignLeaf, .itemCopyAssign,
+      .tableCopyAssign:
+      return true
+    default:
+      return false
     }
   }
 
@@ -120,6 +173,55 @@ enum Mutation: CustomStringConvertible {
       case .appendPlain(_, let id): node.plains.append(Plain(id: id, number: 0))
       case .plainInPlace(_, let id, let delta): node.plains[id: id]?.number += delta
       case .renew: node.renew()
+      case .scratchCopy(_, let id):
+        guard node.rows[id: id] != nil else { return }
+        node.rows[id: id]!.value += 1
+        var scratch = node.rows[id: id]!
+        scratch.value -= 1
+        _ = scratch
+      case .scratchAssignBack(_, let id):
+        guard var copy = node.rows[id: id] else { return }
+        copy.value += 5
+        copy.value -= 5
+        node.rows[id: id] = copy
+      case .copyMutateAssignLeaf:
+        var leaf = node.pinned
+        leaf.value += 1
+        node.pinned = leaf
+      case .copyPinnedToSpare: node.spare = node.pinned
+      case .spareIncrement: node.spare.value += 1
+      case .undoRows(_, let id):
+        let saved = node.rows
+        node.rows[id: id]?.value += 1
+        node.rows = saved
+      case .undoInPlace:
+        let saved = node
+        node.value += 1
+        node.label = "z"
+        node.restore(saved)
+      case .undoByAssignment:
+        let saved = node.pinned
+        node.pinned.value += 2
+        node.pinned = saved
+      case .itemsAppend: node.items.append(Leaf())
+      case .itemInPlace(_, let index, let delta):
+        guard index < node.items.count else { return }
+        node.items[index].value += delta
+      case .itemCopyAssign(_, let index):
+        guard index < node.items.count else { return }
+        var item = node.items[index]
+        item.value += 1
+        node.items[index] = item
+      case .itemsRemoveFirst:
+        guard !node.items.isEmpty else { return }
+        node.items.removeFirst()
+      case .itemsReassign: node.items = Array(node.items)
+      case .tableSet(_, let key): node.table[key] = Leaf()
+      case .tableInPlace(_, let key, let delta): node.table[key]?.value += delta
+      case .tableCopyAssign(_, let key):
+        guard var entry = node.table[key] else { return }
+        entry.value += 1
+        node.table[key] = entry
       }
     }
   }
@@ -151,9 +253,12 @@ extension SeededRandom {
     case 1: choice = depth > 0 ? .left(node(depth: depth - 1, ids: &ids)) : .plain(1)
     default: choice = depth > 0 ? .right(node(depth: depth - 1, ids: &ids)) : .plain(2)
     }
+    let items = (0..<int(0...2)).map { _ in Leaf(value: int(0...2)) }
+    var table: [Int: Leaf] = [:]
+    for key in 0..<int(0...2) { table[key] = Leaf(value: int(0...2)) }
     return Node(
       id: id, value: int(0...3), label: pick(["a", "b", "c"]), rows: rows, plains: plains, slot: slot,
-      choice: choice, leaf: chance(0.5) ? Leaf(value: int(0...2)) : nil)
+      choice: choice, leaf: chance(0.5) ? Leaf(value: int(0...2)) : nil, items: items, table: table)
   }
 
   /// A random mutation of the state `root` (read without tracking).
@@ -163,6 +268,27 @@ extension SeededRandom {
     let rowIDs = node.rows.ids.elements
     let anyRow = rowIDs.isEmpty ? ids.next + 1_000 : pick(rowIDs)
     let plainIDs = node.plains.ids.elements
+    let itemIndex = int(0...max(0, node.items.count - 1))
+    let tableKey = int(0...2)
+    if chance(0.4) {
+      switch int(0...16) {
+      case 0: return .scratchCopy(path, id: anyRow)
+      case 1: return .scratchAssignBack(path, id: anyRow)
+      case 2: return .copyMutateAssignLeaf(path)
+      case 3: return .copyPinnedToSpare(path)
+      case 4: return .spareIncrement(path)
+      case 5: return .undoRows(path, id: anyRow)
+      case 6: return .undoInPlace(path)
+      case 7: return .undoByAssignment(path)
+      case 8: return .itemsAppend(path)
+      case 9, 10: return .itemInPlace(path, index: itemIndex, delta: pick([-1, 1]))
+      case 11: return .itemCopyAssign(path, index: itemIndex)
+      case 12: return chance(0.5) ? .itemsRemoveFirst(path) : .itemsReassign(path)
+      case 13: return .tableSet(path, key: tableKey)
+      case 14: return .tableInPlace(path, key: tableKey, delta: pick([-1, 1]))
+      default: return .tableCopyAssign(path, key: tableKey)
+      }
+    }
     switch int(0...25) {
     case 0: return .setValue(path, int(0...3))  // may be the same value
     case 1: return .addValue(path, pick([-1, 0, 1]))

@@ -84,3 +84,36 @@ extension SeededRandom {
     return path
   }
 }
+
+/// Assigns `node` over the node at `path` if a node with the same id is there (saving a draft);
+/// returns whether it did.
+@discardableResult
+func assign(_ node: Node, at path: NodePath, in root: inout Node) -> Bool {
+  guard let last = path.last else {
+    guard root.id == node.id else { return false }
+    root = node
+    return true
+  }
+  var done = false
+  modify(&root, path.dropLast()) { parent in
+    switch last {
+    case .row(let id):
+      guard parent.rows[id: id] != nil, id == node.id else { return }
+      parent.rows[id: id] = node
+      done = true
+    case .slot:
+      guard parent.slot.node?.id == node.id else { return }
+      parent.slot = .present(node)
+      done = true
+    case .left:
+      guard parent.choice.left?.id == node.id else { return }
+      parent.choice = .left(node)
+      done = true
+    case .right:
+      guard parent.choice.right?.id == node.id else { return }
+      parent.choice = .right(node)
+      done = true
+    }
+  }
+  return done
+}

@@ -3,7 +3,7 @@ import ObservantStore
 
 /// What a render reads at the end of its path.
 enum Terminal: CaseIterable {
-  case value, label, rowsCount, rowIDs, firstRowValue, plains, slot, choice, pinned, spare, leaf
+  case value, label, rowsCount, rowIDs, firstRowValue, plains, slot, choice, pinned, spare, leaf, items, firstItem, tableEntry
 }
 
 /// A random render: a path from the root, then one read, or a conditional read (the node's
@@ -63,6 +63,19 @@ func read(_ terminal: Terminal, of node: Node) -> String {
   case .leaf:
     guard let leaf = node.leaf else { return "leaf=nil" }
     return "leaf#\(leaf.observableStateID.rawValue)=\(leaf.value)"
+  case .items:
+    return "items=" + node.items.map { "#\($0.observableStateID.rawValue)" }.joined(separator: ",")
+  case .firstItem:
+    // Reading the array reads its identities (its slot notifies when they change).
+    let items = node.items
+    let identities = "items=" + items.map { "#\($0.observableStateID.rawValue)" }.joined(separator: ",")
+    guard let first = items.first else { return identities }
+    return identities + " first=\(first.value)"
+  case .tableEntry:
+    let table = node.table
+    let identities = "table=" + table.keys.sorted().map { "\($0)#\(table[$0]!.observableStateID.rawValue)" }.joined(separator: ",")
+    guard let entry = table[1] else { return identities + " [1]=nil" }
+    return identities + " [1]=\(entry.value)"
   }
 }
 
@@ -120,6 +133,10 @@ enum LeafAction: Sendable { case increment, reset }
 
 indirect enum NodeAction: Sendable {
   case apply([Mutation])
+  /// Saves a draft: assigns it over the node with its id at the path.
+  case assign(NodePath, Node)
+  /// Restores an undo snapshot of the whole state (`state = snapshot` in the reducer).
+  case restoreRoot(Node)
   case row(id: Int, NodeAction)
   case slot(NodeAction)
   case left(NodeAction)
@@ -127,12 +144,17 @@ indirect enum NodeAction: Sendable {
 }
 
 extension Mutation: @unchecked Sendable {}
+extension Node: @unchecked Sendable {}
 
 enum NodeFeature {
   static func reduce(_ state: inout Node, _ action: NodeAction) -> Effect<NodeAction> {
     switch action {
     case .apply(let mutations):
       for mutation in mutations { mutation.apply(to: &state) }
+    case .assign(let path, let node):
+      assign(node, at: path, in: &state)
+    case .restoreRoot(let snapshot):
+      state = snapshot
     case .row(let id, let action):
       modify(&state, [.row(id)]) { _ = reduce(&$0, action) }
     case .slot(let action):

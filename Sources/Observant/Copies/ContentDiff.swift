@@ -8,21 +8,89 @@
 /// so that readers of nested fields hear nested differences; values with equal stamps are
 /// identical and are not entered.
 ///
+/// When the new value is stored inline where the diff can reach it (the value itself and the child
+/// states stored in its fields, not the elements of collections), a field whose content equals the
+/// old one takes the old one's stamp back instead of notifying: a copy that was changed and changed
+/// back, or a snapshot whose field is equal to the current one, disturbs nobody.
+///
 /// - Complexity: O(fields) per value whose stamps differ; identified arrays are matched by id in
 ///   O(*n*) when their versions differ, other collections of state pairwise or by identity.
 internal struct ContentDiff {
-  /// Per observer table, the stamps whose readers must hear.
-  private var stale: [ObjectIdentifier: (table: ObserverTable, stamps: Set<UInt64>)] = [:]
+  /// The assignment is to live state (see `WriteRecord.isLive`).
+  private let live: Bool
   private var depth = 0
 
-  /// Notifies the readers of what differs between `old` and `new`.
-  static func notify<Value>(old: Value, new: Value) {
-    var diff = ContentDiff()
-    diff.compare(old, new)
-    diff.deliver()
+  private init(live: Bool) {
+    self.live = live
   }
 
-  /// Compares two values that may hold observable state.
+  /// Notifies the readers of what differs between `old` and `new` (neither can be updated).
+  static func notify<Value>(old: Value, new: Value, live: Bool) {
+    TransactionContext.current.begin()
+    defer { TransactionContext.current.end() }
+    var diff = ContentDiff(live: live)
+    diff.compare(old, new)
+  }
+
+  /// Notifies the readers of what differs between `old` and `new`, and gives the fields of `new`
+  /// whose content equals `old`'s the old stamps (see the type's documentation). `new` is about to
+  /// be stored over `old`.
+  static func apply<Value>(old: Value, new: inout Value, live: Bool) {
+    TransactionContext.current.begin()
+    defer { TransactionContext.current.end() }
+    var diff = ContentDiff(live: live)
+    diff.compare(old, adopting: &new)
+  }
+
+  /// Compares, adopting old stamps where `new` is reachable inline. Returns whether `new` is now
+  /// identical to `old` (same stamps all the way down).
+  @discardableResult
+  mutating func compare<Value>(_ old: Value, adopting new: inout Value) -> Bool {
+    let flags = _TypeTraits.flags(of: Value.self)
+    guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return false }
+    if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
+      return compareStates(type, old, adopting: &new)
+    }
+    if flags & _TypeTraits.optionalState != 0, let type = Value.self as? any _OptionalStateAdoption.Type {
+      return type._compare(old, adopting: &new, into: &self)
+    }
+    compare(old, new)
+    return _contentStamp(of: old).map { $0 == _contentStamp(of: new) } ?? false
+  }
+
+  private mutating func compareStates<State: ObservableState, Value>(_: State.Type, _ old: Value, adopting new: inout Value) -> Bool {
+    var state = new as! State
+    let identical = compare(states: old as! State, adopting: &state)
+    new = state as! Value
+    return identical
+  }
+
+  /// Compares two copies of one state value field by field, adopting old stamps into `new`.
+  @discardableResult
+  mutating func compare<State: ObservableState>(states old: State, adopting new: inout State) -> Bool {
+    guard old.observableStateID == new.observableStateID else { return false }
+    guard old.registrar.stamp != new.registrar.stamp else { return true }
+    depth += 1
+    defer { depth -= 1 }
+    let layout = StateLayout.of(State.self)
+    let table = old.registrar.registrar.existingTable
+    var identical = true
+    withUnsafeBytes(of: old) { oldBytes in
+      withUnsafeMutableBytes(of: &new) { newBytes in
+        for field in layout.fields {
+          let adopted = field.storage._adopt(
+            old: oldBytes.baseAddress! + field.offset, new: newBytes.baseAddress! + field.offset, table: table,
+            into: &self)
+          if !adopted { identical = false }
+        }
+      }
+    }
+    if identical { new.registrar.stamp = old.registrar.stamp }
+    return identical
+  }
+
+  /// Compares two values that may hold observable state, neither of which can be updated (the
+  /// elements of a collection).
   mutating func compare<Value>(_ old: Value, _ new: Value) {
     let flags = _TypeTraits.flags(of: Value.self)
     guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return }
@@ -41,21 +109,18 @@ internal struct ContentDiff {
     compare(states: old as! State, new as! State)
   }
 
-  /// Compares two copies of one state value, field by field.
+  /// Compares two copies of one state value, field by field (no stamps adopted).
   mutating func compare<State: ObservableState>(states old: State, _ new: State) {
     guard old.observableStateID == new.observableStateID, old.registrar.stamp != new.registrar.stamp else { return }
+    var copy = new
     let layout = StateLayout.of(State.self)
     let table = old.registrar.registrar.existingTable
     withUnsafeBytes(of: old) { oldBytes in
-      withUnsafeBytes(of: new) { newBytes in
+      withUnsafeMutableBytes(of: &copy) { newBytes in
         for field in layout.fields {
-          let oldAddress = oldBytes.baseAddress! + field.offset
-          let newAddress = newBytes.baseAddress! + field.offset
-          let oldStamp = field.storage._stamp(at: oldAddress)
-          if let table, oldStamp != field.storage._stamp(at: newAddress) {
-            markStale(table, oldStamp)
-          }
-          field.storage._diffContent(old: oldAddress, new: newAddress, into: &self)
+          field.storage._adopt(
+            old: oldBytes.baseAddress! + field.offset, new: newBytes.baseAddress! + field.offset, table: table,
+            fixed: true, into: &self)
         }
       }
     }
@@ -96,23 +161,45 @@ internal struct ContentDiff {
     }
   }
 
-  private mutating func markStale(_ table: ObserverTable, _ stamp: UInt64) {
-    let id = ObjectIdentifier(table)
-    if stale[id] == nil { stale[id] = (table, []) }
-    stale[id]!.stamps.insert(stamp)
+  /// A field of `table` changed from the state `old` to the state `new`: its readers hear it as a
+  /// write (so that a transaction sees it set back, too). `new` becomes the stamp the field should
+  /// carry, unless it is `fixed` (stored where the diff cannot update it).
+  mutating func fieldChanged(
+    _ table: ObserverTable?, from old: UInt64, to new: inout UInt64, fixed: Bool, values: () -> ChangeValues?
+  ) {
+    guard let table else { return }
+    // The new state's stamp is an old one, which other copies may carry too. A transaction
+    // follows one storage through the stamps it writes; to keep following this one, it gets a
+    // stamp of its own, unless it goes back to the very state the field's readers read (a set-back,
+    // which any copy at that stamp shares). Where the stamp cannot be changed, the write is not
+    // trusted as a set-back.
+    let backToOriginal = TransactionContext.existing?.originalSeen(table: table, latestSeen: old) == new
+    var proposed = new
+    var live = self.live
+    if !backToOriginal {
+      if fixed { live = false } else { proposed = Stamp.next() }
+    }
+    let dependencies = table.dependencies(overwritingAnyField: old)
+    let (seen, opened) = Notifications.deliver(
+      dependencies, table: table, key: .unresolved, name: Self.name(of: dependencies), from: old, to: proposed,
+      isLive: live, canRestoreStamp: !fixed, values: values)
+    if !fixed { new = seen }
+    // The diff runs inside a transaction of its own (see `apply`): the level the write opened
+    // closes at once, without flushing.
+    if opened { TransactionContext.current.end() }
   }
 
-  /// Notifies every dependency that read a stale stamp.
-  func deliver() {
-    guard !stale.isEmpty else { return }
-    var dependencies: [Dependency] = []
-    for (_, entry) in stale {
-      for dependency in entry.table.allDependencies()
-      where entry.stamps.contains(dependency.seen.load(ordering: .relaxed)) {
-        dependencies.append(dependency)
-      }
-    }
-    Notifications.deliverReplacement(dependencies)
+  /// A field of `table` now carries the state `new`, equal to the state `old` its readers read:
+  /// they take `new` as an alias instead of running (those that already have one are notified).
+  mutating func fieldAliased(_ table: ObserverTable?, from old: UInt64, to new: UInt64) {
+    guard let table else { return }
+    Notifications.deliverReplacement(table.alias(old, as: new))
+  }
+
+  private static func name(of dependencies: DependencySnapshot) -> FieldName {
+    var name = FieldName.custom("?", owner: "?")
+    dependencies.forEach { name = $0.name }
+    return name
   }
 }
 

@@ -66,7 +66,10 @@ internal struct Reconciliation {
       for dependency in entry.table.allDependencies() {
         let seen = dependency.seen.load(ordering: .relaxed)
         guard seen != Stamp.none else { continue }  // not a value-type field read
-        if !entry.occurrences.allSatisfy({ $0.contains(seen) }) { stale.append(dependency) }
+        let alias = dependency.alias.load(ordering: .relaxed)
+        let current =
+          entry.occurrences.allSatisfy { $0.contains(seen) } || (alias != 0 && entry.occurrences.allSatisfy { $0.contains(alias) })
+        if !current { stale.append(dependency) }
       }
     }
     Notifications.deliverReplacement(stale)

@@ -50,6 +50,23 @@ internal protocol _AnyStateField {
   static func _diffContent(old: UnsafeRawPointer, new: UnsafeRawPointer, into diff: inout ContentDiff)
   /// Collects the state held in the field at `address` for a reconciliation.
   static func _collect(at address: UnsafeRawPointer, into reconciliation: inout Reconciliation)
+  /// Compares the field at `old` with the field at `new` (about to replace it): a field whose
+  /// content equals the old one takes the old stamp; one that differs is reported to `diff` (for
+  /// the readers of `table`). Returns whether the new field is now identical to the old one.
+  @discardableResult
+  static func _adopt(
+    old: UnsafeRawPointer, new: UnsafeMutableRawPointer, table: ObserverTable?, fixed: Bool,
+    into diff: inout ContentDiff
+  ) -> Bool
+}
+
+extension _AnyStateField {
+  @discardableResult
+  static func _adopt(
+    old: UnsafeRawPointer, new: UnsafeMutableRawPointer, table: ObserverTable?, into diff: inout ContentDiff
+  ) -> Bool {
+    _adopt(old: old, new: new, table: table, fixed: false, into: &diff)
+  }
 }
 
 extension StateField: _AnyStateField {
@@ -67,6 +84,58 @@ extension StateField: _AnyStateField {
   static func _collect(at address: UnsafeRawPointer, into reconciliation: inout Reconciliation) {
     guard _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 else { return }
     reconciliation.collect(address.assumingMemoryBound(to: StateField<Value>.self).pointee.value)
+  }
+
+  @discardableResult
+  static func _adopt(
+    old: UnsafeRawPointer, new: UnsafeMutableRawPointer, table: ObserverTable?, fixed: Bool,
+    into diff: inout ContentDiff
+  ) -> Bool {
+    let oldField = old.assumingMemoryBound(to: StateField<Value>.self)
+    let newField = new.assumingMemoryBound(to: StateField<Value>.self)
+    let oldStamp = oldField.pointee.stamp
+    let values = { _changeValues(oldField.pointee.value, newField.pointee.value) }
+    if _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 {
+      guard _isIdentityEqual(oldField.pointee.value, newField.pointee.value) else {
+        if oldStamp != newField.pointee.stamp {
+          diff.fieldChanged(table, from: oldStamp, to: &newField.pointee.stamp, fixed: fixed, values: values)
+        }
+        return false
+      }
+      // The slot holds the same identity: its readers need not hear; what is inside may differ.
+      if fixed {
+        diff.compare(oldField.pointee.value, newField.pointee.value)
+        return false
+      }
+      newField.pointee.stamp = oldStamp
+      return diff.compare(oldField.pointee.value, adopting: &newField.pointee.value)
+    }
+    if oldStamp == newField.pointee.stamp { return true }
+    if _isUnchanged(oldField.pointee.value, newField.pointee.value) {
+      if fixed {
+        // The storage keeps its own stamp: the readers of the old state take it as an alias.
+        diff.fieldAliased(table, from: oldStamp, to: newField.pointee.stamp)
+        return false
+      }
+      newField.pointee.stamp = oldStamp
+      return true
+    }
+    diff.fieldChanged(table, from: oldStamp, to: &newField.pointee.stamp, fixed: fixed, values: values)
+    return false
+  }
+}
+
+/// The content diff's way into an optional child state stored inline.
+internal protocol _OptionalStateAdoption {
+  static func _compare<Value>(_ old: Value, adopting new: inout Value, into diff: inout ContentDiff) -> Bool
+}
+
+extension Optional: _OptionalStateAdoption where Wrapped: ObservableState {
+  static func _compare<Value>(_ old: Value, adopting new: inout Value, into diff: inout ContentDiff) -> Bool {
+    guard let old = old as! Wrapped?, var state = new as! Wrapped? else { return (old as! Wrapped?) == nil && (new as! Wrapped?) == nil }
+    let identical = diff.compare(states: old, adopting: &state)
+    new = Optional(state) as! Value
+    return identical
   }
 }
 

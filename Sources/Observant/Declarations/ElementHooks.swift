@@ -27,8 +27,9 @@ extension ObservableState {
 
   /// An element was overwritten by `new`, a value with the same identity (an edited copy assigned
   /// back): the readers of the fields that differ hear it.
-  public static func _instanceWasReplaced(_ old: Self, by new: Self) {
+  public static func _instanceWasReplaced(_ old: Self, by new: inout Self) {
     guard old.registrar.stamp != new.registrar.stamp else { return }
-    ContentDiff.notify(old: old, new: new)
+    let live = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
+    ContentDiff.apply(old: old, new: &new, live: live)
   }
 }

@@ -42,8 +42,9 @@ internal enum _ModificationOutcome {
   /// What the slot holds changed inside; the inner registrars told their readers.
   case content
   /// The slot changed; its readers must hear it (after the fact: the old value is gone). The
-  /// values are identity tokens, for recognizing a slot set back within its transaction.
-  case slot(before: UInt64, after: UInt64)
+  /// values are what identifies the slot's content (identities), for recognizing a slot set back
+  /// within its transaction.
+  case slot(ChangeValues)
   /// The slot's readers were told before the mutation (`.announce`).
   case announced
 }
@@ -102,7 +103,7 @@ internal struct _InPlaceModification<Value> {
     case .state:
       let token = _stateToken(of: current)
       let verified = InPlaceFrames.end(stamp: token.stamp, sameIdentity: token.id == identityBefore)
-      if token.id != identityBefore { return .slot(before: identityBefore, after: token.id) }
+      if token.id != identityBefore { return .slot(_changeValues(identityBefore, token.id)) }
       guard token.stamp != stampBefore else { return .unchanged }
       // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
       // have not heard of it.
@@ -111,7 +112,7 @@ internal struct _InPlaceModification<Value> {
     case .identifiedArray:
       InPlaceFrames.end(stamp: 0)
       let tokens = (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(of: current)
-      if tokens.structural != identityBefore { return .slot(before: identityBefore, after: tokens.structural) }
+      if tokens.structural != identityBefore { return .slot(_changeValues(identityBefore, tokens.structural)) }
       return tokens.version != stampBefore ? .content : .unchanged
     case .stateCollection:
       InPlaceFrames.end(stamp: 0)
@@ -208,7 +209,11 @@ extension Dictionary: _StateCollectionTokens where Value: ObservableState {
     let sameIdentities =
       before.count == dictionary.count
       && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.0 }
-    guard sameIdentities else { return .slot(before: 0, after: 1) }
+    guard sameIdentities else {
+      let identities = { (entries: [Key: UInt64]) in entries }
+      return .slot(
+        _changeValues(identities(before.mapValues(\.0)), identities(dictionary.mapValues { $0.registrar.id.rawValue })))
+    }
     var changed = false
     for (key, element) in dictionary where before[key]?.1 != element.registrar.stamp {
       changed = true
@@ -231,7 +236,7 @@ where States.Element: ObservableState {
   guard let before = capture as? [(UInt64, UInt64)] else { return .announced }
   guard before.count == states.count,
     zip(before, states).allSatisfy({ $0.0 == $1.registrar.id.rawValue })
-  else { return .slot(before: 0, after: 1) }
+  else { return .slot(_changeValues(before.map(\.0), states.map { $0.registrar.id.rawValue })) }
   var changed = false
   for (token, state) in zip(before, states) where token.1 != state.registrar.stamp {
     changed = true

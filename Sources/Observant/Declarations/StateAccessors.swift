@@ -96,8 +96,9 @@ extension StateRegistrar {
   @inlinable @inline(never)
   internal mutating func _writeContent<Value>(_ storage: inout StateField<Value>, _ newValue: Value) {
     _beginInPlaceMutation()
-    _notifyContentDifferences(old: storage.value, new: newValue)
-    storage.value = newValue
+    var adopted = newValue
+    _notifyContentDifferences(old: storage.value, new: &adopted, live: _isLive)
+    storage.value = adopted
     _noteChange()
     _endInPlaceMutation()
   }
@@ -135,10 +136,11 @@ extension TrackingRegistrar {
   }
 }
 
-/// Tells the readers of whatever differs between two values of the same identity.
+/// Tells the readers of whatever differs between two values of the same identity; fields of `new`
+/// equal to `old`'s keep the old stamps.
 @usableFromInline
-internal func _notifyContentDifferences<Value>(old: Value, new: Value) {
-  ContentDiff.notify(old: old, new: new)
+internal func _notifyContentDifferences<Value>(old: Value, new: inout Value, live: Bool) {
+  ContentDiff.apply(old: old, new: &new, live: live)
 }
 
 /// Tells the readers of `value`'s subtree that read something it no longer holds.

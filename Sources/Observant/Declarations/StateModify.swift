@@ -80,10 +80,9 @@ extension ObservableState {
       return
     case .content, .announced:
       registrar._noteChange()
-    case .slot(let before, let after):
+    case .slot(let values):
       let (seen, opened) = registrar.registrar._announceFieldWrite(
-        field, owner: Self.self, from: self[keyPath: storage].stamp, live: live,
-        values: { (ValueBox(before), ValueBox(after)) })
+        field, owner: Self.self, from: self[keyPath: storage].stamp, live: live, values: { values })
       self[keyPath: storage].stamp = seen
       registrar._noteChange()
       if opened { _endImplicitTransaction() }

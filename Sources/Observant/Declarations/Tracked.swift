@@ -77,9 +77,9 @@ public struct Tracked<Value> {
         let modification = _InPlaceModification(strategy, current: object[keyPath: storageKeyPath].value, anchored: true)
         defer {
           let outcome = modification.finish(current: object[keyPath: storageKeyPath].value)
-          if case .slot(let before, let after) = outcome, registrar.hasObservers {
+          if case .slot(let values) = outcome, registrar.hasObservers {
             let slotOpened = registrar._announceClassFieldWrite(
-              _fieldKey(object, storageKeyPath), owner: Object.self, values: { (ValueBox(before), ValueBox(after)) })
+              _fieldKey(object, storageKeyPath), owner: Object.self, values: { values })
             if slotOpened { _endImplicitTransaction() }
           }
           if opened { _endImplicitTransaction() }
@@ -115,8 +115,9 @@ public struct Tracked<Value> {
       storage.pointee.value = newValue
     case .content:
       _beginInPlaceMutation()
-      _notifyContentDifferences(old: storage.pointee.value, new: newValue)
-      storage.pointee.value = newValue
+      var adopted = newValue
+      _notifyContentDifferences(old: storage.pointee.value, new: &adopted, live: true)
+      storage.pointee.value = adopted
       _endInPlaceMutation()
     case .slot:
       guard registrar.hasObservers else {

@@ -19,6 +19,17 @@ internal final class Dependency: @unchecked Sendable {
   /// the dependencies that read the state it overwrites, so writes to other copies of a value pass
   /// by readers who never saw them.
   let seen: Atomic<UInt64>
+  /// A second stamp with the same content as `seen`, or 0: when the storage the observer read was
+  /// replaced by an equal copy carrying another stamp (an undo snapshot whose field equals the
+  /// current one, say), the observer need not run, and hears writes from either state.
+  let alias = Atomic<UInt64>(0)
+
+  /// Whether a write that overwrites the state `stamp` concerns this dependency.
+  @inline(__always)
+  func hasRead(_ stamp: UInt64) -> Bool {
+    let read = seen.load(ordering: .relaxed)
+    return read == stamp || read == Stamp.none || (stamp != Stamp.none && alias.load(ordering: .relaxed) == stamp)
+  }
   /// The observer's run that last read the field (dependencies a re-run does not read are dropped).
   var generation: UInt32
   /// The guard the field was read under in the latest run; `nil` if it was read unguarded (or

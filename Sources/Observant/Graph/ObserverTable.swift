@@ -140,11 +140,57 @@ internal final class ObserverTable: @unchecked Sendable {
       var snapshot = DependencySnapshot.none
       var dependency = state.slots[Int(slot)].head
       while let current = dependency {
-        let read = current.seen.load(ordering: .relaxed)
-        if seen == Stamp.none || read == seen || read == Stamp.none { snapshot.append(current) }
+        if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
         dependency = current.next
       }
       return snapshot
+    }
+  }
+
+  /// The dependencies that read the state `seen` of any field (a value-type field's state is a
+  /// stamp no other field shares): for changes found after the fact, whose field is known only by
+  /// its storage.
+  func dependencies(overwritingAnyField seen: UInt64) -> DependencySnapshot {
+    state.withLock { state in
+      guard !state.isDead else { return .none }
+      var snapshot = DependencySnapshot.none
+      for slot in state.slots {
+        var dependency = slot.head
+        while let current = dependency {
+          if current.seen.load(ordering: .relaxed) == seen || current.alias.load(ordering: .relaxed) == seen {
+            snapshot.append(current)
+          }
+          dependency = current.next
+        }
+      }
+      return snapshot
+    }
+  }
+
+  /// The dependencies that read the state `old` of a field whose storage now carries `new`, an
+  /// equal state: they take `new` as an alias and need not run. Returns those that already had an
+  /// alias (they must be notified instead: one alias is all a dependency keeps).
+  func alias(_ old: UInt64, as new: UInt64) -> [Dependency] {
+    state.withLock { state in
+      var overflow: [Dependency] = []
+      guard !state.isDead else { return overflow }
+      for slot in state.slots {
+        var dependency = slot.head
+        while let current = dependency {
+          if current.seen.load(ordering: .relaxed) == old {
+            let existing = current.alias.load(ordering: .relaxed)
+            if existing == 0 || existing == new {
+              current.alias.store(new, ordering: .relaxed)
+            } else {
+              overflow.append(current)
+            }
+          } else if current.alias.load(ordering: .relaxed) == old {
+            overflow.append(current)
+          }
+          dependency = current.next
+        }
+      }
+      return overflow
     }
   }
 

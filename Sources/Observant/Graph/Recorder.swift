@@ -120,6 +120,7 @@ internal final class Recorder {
     if dependency.seen.load(ordering: .relaxed) != seen {
       dependency.seen.store(seen, ordering: .sequentiallyConsistent)
     }
+    if dependency.alias.load(ordering: .relaxed) != 0 { dependency.alias.store(0, ordering: .relaxed) }
   }
 
   /// A field read unguarded, or under two guards, counts as unguarded.

@@ -16,7 +16,8 @@ internal enum Notifications {
   ///   ends it with `TransactionContext.end()` once the value is stored).
   static func deliver(
     _ dependencies: DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
-    from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, values: () -> ChangeValues?
+    from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, canRestoreStamp: Bool = true,
+    values: () -> ChangeValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     var scheduled = ScheduledBatch()
     dependencies.forEach { dependency in
@@ -34,8 +35,8 @@ internal enum Notifications {
       // produced it: the record of that lineage follows the field (it may yet be set back).
       if let context = TransactionContext.existing, context.hasRecord(table: table, key: key, latestSeen: seen) {
         let newSeen = context.recordWrite(
-          table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive, values: values,
-          observers: scheduled)
+          table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
+          canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
         return (newSeen, false)
       }
       return (proposedSeen, false)
@@ -43,8 +44,8 @@ internal enum Notifications {
     let context = TransactionContext.current
     context.begin()
     let newSeen = context.recordWrite(
-      table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive, values: values,
-      observers: scheduled)
+      table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
+      canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
     return (newSeen, true)
   }
 

@@ -30,10 +30,19 @@ internal final class TransactionContext {
   /// A recorder for one-shot scopes, reused so they allocate none.
   @exclusivity(unchecked) private var spareRecorder: Recorder?
 
+  /// Finds a record: a value-type field's state is a stamp no other field shares, so the table and
+  /// the stamp name the lineage (writes found after the fact, by a content diff, do not know the
+  /// field's key); a class field has no stamps, so its key does.
   private struct RecordKey: Hashable {
     let table: ObjectIdentifier
     let key: FieldKey
     let latestSeen: UInt64
+
+    init(table: ObserverTable, key: FieldKey, latestSeen: UInt64) {
+      self.table = ObjectIdentifier(table)
+      self.key = latestSeen == Stamp.none ? key : .unresolved
+      self.latestSeen = latestSeen
+    }
   }
 
   /// This thread's context, created on first use and released when the thread exits.
@@ -104,9 +113,13 @@ internal final class TransactionContext {
   ///
   /// Values are boxed only when the field could be set back before the transaction ends: not for a
   /// write that is its own transaction (depth 1, outside a flush), the most common case.
+  ///
+  /// - Parameter canRestoreStamp: the caller can store the returned stamp (otherwise the field keeps
+  ///   `proposedSeen`, and a set-back counts only if that is the stamp the observers read).
   func recordWrite(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
-    isLive: Bool, values: () -> ChangeValues?, observers: some Sequence<ScheduledObserver>
+    isLive: Bool, canRestoreStamp: Bool = true, values: () -> ChangeValues?,
+    observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let order = RunOrder.next()
     let live = isLive && !sawUnverifiedReplacement
@@ -121,7 +134,14 @@ internal final class TransactionContext {
         records[position].latest = values()?.new
         if records[position].latest == nil { records[position].original = nil }
       }
-      if records[position].isReverted && seen != Stamp.none { newSeen = records[position].originalSeen }
+      if records[position].isReverted && seen != Stamp.none && newSeen != records[position].originalSeen {
+        if canRestoreStamp {
+          newSeen = records[position].originalSeen
+        } else {
+          // Back to the same value under another stamp the observers never read: not a set-back.
+          records[position].isLive = false
+        }
+      }
       records[position].latestSeen = newSeen
     } else {
       let revertible = depth > 1 || isFlushing
@@ -137,6 +157,13 @@ internal final class TransactionContext {
     return newSeen
   }
 
+  /// The state the observers of a record read, if a write of this transaction left a value-type
+  /// field of `table` in the state `latestSeen`.
+  func originalSeen(table: ObserverTable, latestSeen: UInt64) -> UInt64? {
+    guard !records.isEmpty, let position = recordPosition(table, .unresolved, latestSeen: latestSeen) else { return nil }
+    return records[position].originalSeen
+  }
+
   /// Whether a write of this transaction left the field `key` of `table` in the state `latestSeen`.
   func hasRecord(table: ObserverTable, key: FieldKey, latestSeen: UInt64) -> Bool {
     !records.isEmpty && recordPosition(table, key, latestSeen: latestSeen) != nil
@@ -144,25 +171,28 @@ internal final class TransactionContext {
 
   private func recordPosition(_ table: ObserverTable, _ key: FieldKey, latestSeen: UInt64) -> Int? {
     if !recordIndex.isEmpty {
-      return recordIndex[RecordKey(table: ObjectIdentifier(table), key: key, latestSeen: latestSeen)]
+      return recordIndex[RecordKey(table: table, key: key, latestSeen: latestSeen)]
     }
-    return records.firstIndex { $0.table === table && $0.key == key && $0.latestSeen == latestSeen }
+    if latestSeen == Stamp.none {
+      return records.firstIndex { $0.table === table && $0.key == key && $0.latestSeen == latestSeen }
+    }
+    return records.firstIndex { $0.table === table && $0.latestSeen == latestSeen }
   }
 
   private func addToIndex(_ record: WriteRecord, at position: Int) {
     if recordIndex.isEmpty {
       guard records.count > 8 else { return }
       for (index, record) in records.enumerated() {
-        recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = index
+        recordIndex[RecordKey(table: record.table, key: record.key, latestSeen: record.latestSeen)] = index
       }
     } else {
-      recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = position
+      recordIndex[RecordKey(table: record.table, key: record.key, latestSeen: record.latestSeen)] = position
     }
   }
 
   private func removeFromIndex(_ record: WriteRecord) {
     guard !recordIndex.isEmpty else { return }
-    recordIndex[RecordKey(table: ObjectIdentifier(record.table), key: record.key, latestSeen: record.latestSeen)] = nil
+    recordIndex[RecordKey(table: record.table, key: record.key, latestSeen: record.latestSeen)] = nil
   }
 
   /// Schedules `observer` to run as if something it read had just changed.

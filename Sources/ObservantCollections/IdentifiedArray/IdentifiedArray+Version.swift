@@ -112,7 +112,7 @@ extension IdentifiedArray {
     let oldIdentity = Self._instanceIdentity(of: old)
     _elementDidChange(at: offset, from: oldIdentity)
     if let oldIdentity, oldIdentity == _instanceIdentity(at: offset) {
-      Self._instanceWasReplaced(old, by: _elements[offset])
+      Self._instanceWasReplaced(old, by: &_elements[offset])
     }
   }
 
@@ -132,9 +132,9 @@ extension IdentifiedArray {
   }
 
   @inlinable @inline(__always)
-  internal static func _instanceWasReplaced(_ old: Element, by new: Element) {
+  internal static func _instanceWasReplaced(_ old: Element, by new: inout Element) {
     guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return }
-    _openWasReplaced(identifiableType, old, new)
+    _openWasReplaced(identifiableType, old, &new)
   }
 
   /// The instance identity of `element`, or `nil` if `Element` is not ``InstanceIdentifiable``.
@@ -175,8 +175,10 @@ internal func _openDidModify<Identified: InstanceIdentifiable, Element>(
 }
 
 @inlinable
-internal func _openWasReplaced<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ old: Element, _ new: Element) {
-  Identified._instanceWasReplaced(old as! Identified, by: new as! Identified)
+internal func _openWasReplaced<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ old: Element, _ new: inout Element) {
+  var element = new as! Identified
+  Identified._instanceWasReplaced(old as! Identified, by: &element)
+  new = element as! Element
 }
 
 /// Reads the identity of the element at `element`, whose type is `Identified`: the caller's
