@@ -104,6 +104,35 @@ extension StateRegistrar {
   }
 }
 
+extension ObservableState {
+  /// Replaces this value by `other`, telling the readers of this value's fields about what differs,
+  /// wherever the value is held: a local variable, a draft, a value nobody else owns.
+  ///
+  /// Assigning a value through its owner (`model.state = other`, `state.child = other`) is observed
+  /// anyway; a plain `value = other` on a variable nobody owns is not (Swift runs no code for it),
+  /// and its readers would keep showing the old value. Use `replace(with:)` there.
+  ///
+  /// ```swift
+  /// var draft = model.state.rows[id: 1]!
+  /// let reader = Reaction { print(draft.count) }
+  /// draft.replace(with: Row(id: 1))   // the reader runs: another value
+  /// ```
+  ///
+  /// - Complexity: O(fields) for a copy of this value (same identity; the fields that differ are
+  ///   told); O(readers) for another value (every reader of this value is told).
+  public mutating func replace(with other: Self) {
+    if other.observableStateID == observableStateID {
+      var adopted = other
+      _notifyContentDifferences(old: self, new: &adopted, live: registrar._isLive)
+      self = adopted
+    } else {
+      let dependencies = registrar.registrar.existingTable?.allDependencies() ?? []
+      self = other
+      Notifications.deliverReplacement(dependencies)
+    }
+  }
+}
+
 extension TrackingRegistrar {
   /// Notifies the readers of the value-type field `name` that read the state `seen`, which a write
   /// is about to replace. Returns the stamp the field should carry and whether the caller must end

@@ -1,0 +1,303 @@
+import Observant
+import Testing
+
+// Copies of value-type state: every reader shows the current state after every step, with exact
+// run counts. Readers are plain reactions over a `@Tracked` holder. A write through a copy reaches
+// the readers of the value it was copied from once (they re-run and show the live value, which did
+// not change): that is the documented detached-copy case, and each count below says where it
+// happens.
+
+@Suite("Copies of value-type state")
+struct CopyTests {
+  // MARK: Copy, mutate, assign back
+
+  @Test("copy-mutate-assign of an identified array element: its field's readers show the new value, other readers stay")
+  func copyMutateAssignIdentifiedArray() {
+    let model = EditorModel()
+    let count = Shown { model.state.rows[id: 1]!.count }
+    let title = Shown { model.state.rows[id: 1]!.title }
+    let size = Shown { model.state.rows.count }
+    let other = Shown { model.state.rows[id: 2]!.count }
+    var row = model.state.rows[id: 1]!
+    row.count += 1  // a write through a copy: the live row's count readers run once, showing 0
+    model.state.rows[id: 1] = row
+    #expect(count.values == [0, 0, 1])
+    #expect(title.runs == 1)
+    #expect(size.runs == 1)
+    #expect(other.runs == 1)
+
+    transaction {
+      var row = model.state.rows[id: 1]!
+      row.count += 1
+      model.state.rows[id: 1] = row
+    }
+    #expect(count.values == [0, 0, 1, 2])
+    #expect((title.runs, size.runs, other.runs) == (1, 1, 1))
+  }
+
+  @Test("copy-mutate-assign of an element of a plain array field, with and without _modify")
+  func copyMutateAssignArray() {
+    let model = EditorModel()
+    let count = Shown { model.state.list[0].count }
+    let title = Shown { model.state.list[0].title }
+    let size = Shown { model.state.list.count }
+    let plainCount = Shown { model.state.plainList[0].count }
+    let plainTitle = Shown { model.state.plainList[0].title }
+    transaction {
+      var item = model.state.list[0]
+      item.count += 1
+      model.state.list[0] = item
+      var plain = model.state.plainList[0]
+      plain.count += 3
+      model.state.plainList[0] = plain
+    }
+    #expect(count.values == [0, 1])
+    #expect(title.runs == 1)
+    #expect(size.runs == 1)
+    #expect(plainCount.values == [0, 3])
+    #expect(plainTitle.runs == 1)
+  }
+
+  @Test("copy-mutate-assign of a dictionary value")
+  func copyMutateAssignDictionary() {
+    let model = EditorModel()
+    let count = Shown { model.state.table[1]!.count }
+    let title = Shown { model.state.table[1]!.title }
+    let other = Shown { model.state.table[2]!.count }
+    transaction {
+      var item = model.state.table[1]!
+      item.count += 1
+      model.state.table[1] = item
+    }
+    #expect(count.values == [0, 1])
+    #expect(title.runs == 1)
+    #expect(other.runs == 1)
+  }
+
+  @Test("copy-mutate-assign of a child, an optional child and an enum payload")
+  func copyMutateAssignChildren() {
+    let model = EditorModel()
+    let child = Shown { model.state.child.count }
+    let childTitle = Shown { model.state.child.title }
+    let optional = Shown { model.state.optional?.count }
+    let payload = Shown { model.state.mode.item?.count }
+    let payloadTitle = Shown { model.state.mode.item?.title }
+    transaction {
+      var copy = model.state.child
+      copy.count = 5
+      model.state.child = copy
+      var optionalCopy = model.state.optional!
+      optionalCopy.count = 6
+      model.state.optional = optionalCopy
+      if case .editing(var item) = model.state.mode {
+        item.count = 7
+        model.state.mode = .editing(item)
+      }
+    }
+    #expect(child.values == [0, 5])
+    #expect(childTitle.runs == 1)
+    #expect(optional.values == [0, 6])
+    #expect(payload.values == [0, 7])
+    #expect(payloadTitle.runs == 1)
+  }
+
+  // MARK: Drafts
+
+  @Test("a draft kept in the state, edited over several transactions and saved: the row's readers run once for the save")
+  func draftInState() {
+    let model = EditorModel()
+    let row = Shown { model.state.rows[id: 1]!.count }
+    let rowTitle = Shown { model.state.rows[id: 1]!.title }
+    let draft = Shown { model.state.draft?.count }
+    model.state.draft = model.state.rows[id: 1]
+    #expect(draft.values == [nil, 0])
+    model.state.draft!.count += 1  // the draft is a copy of row 1: its readers run once, showing 0
+    model.state.draft!.count += 1
+    model.state.draft!.count += 1
+    #expect(row.values == [0, 0])
+    #expect(draft.values == [nil, 0, 1, 2, 3])
+    model.state.rows[id: 1] = model.state.draft!
+    #expect(row.values == [0, 0, 3])
+    #expect(rowTitle.runs == 1)
+    #expect(draft.runs == 5)
+  }
+
+  @Test("a draft edited outside the state and saved later")
+  func draftOutsideState() {
+    let model = EditorModel()
+    let row = Shown { model.state.rows[id: 1]!.count }
+    let rowTitle = Shown { model.state.rows[id: 1]!.title }
+    var draft = model.state.rows[id: 1]!
+    draft.count += 1  // once per copy
+    draft.count += 1
+    draft.title = "edited"  // another field of the copy: its readers run once too
+    #expect(row.values == [0, 0])
+    #expect(rowTitle.values == ["", ""])
+    model.state.rows[id: 1] = draft
+    #expect(row.values == [0, 0, 2])
+    #expect(rowTitle.values == ["", "", "edited"])
+  }
+
+  // MARK: Undo
+
+  @Test("undo: the whole state, one row and the rows array restored from snapshots")
+  func undoSnapshots() {
+    let model = EditorModel()
+    let row = Shown { model.state.rows[id: 1]!.count }
+    let otherRow = Shown { model.state.rows[id: 2]!.count }
+    let childTitle = Shown { model.state.child.title }
+    let size = Shown { model.state.rows.count }
+
+    let saved = model.state
+    model.state.rows[id: 1]!.count += 1
+    model.state.child.title = "x"
+    model.state = saved
+    #expect(row.values == [0, 1, 0])
+    #expect(childTitle.values == ["", "x", ""])
+    #expect(otherRow.runs == 1)
+    #expect(size.runs == 1)
+
+    let savedRow = model.state.rows[id: 1]!
+    model.state.rows[id: 1]!.count = 4
+    model.state.rows[id: 1] = savedRow
+    #expect(row.values == [0, 1, 0, 4, 0])
+
+    let savedRows = model.state.rows
+    model.state.rows[id: 1]!.count = 5
+    model.state.rows[id: 2]!.count = 6
+    model.state.rows = savedRows
+    #expect(row.values == [0, 1, 0, 4, 0, 5, 0])
+    #expect(otherRow.values == [0, 6, 0])
+    #expect(size.runs == 1)
+    #expect(childTitle.runs == 3)
+  }
+
+  @Test("undo within one transaction re-runs nothing")
+  func undoWithinTransaction() {
+    let model = EditorModel()
+    let row = Shown { model.state.rows[id: 1]!.count }
+    let childTitle = Shown { model.state.child.title }
+    transaction {
+      let saved = model.state
+      model.state.rows[id: 1]!.count += 1
+      model.state.child.title = "x"
+      model.state = saved
+    }
+    #expect(row.runs == 1)
+    #expect(childTitle.runs == 1)
+  }
+
+  @Test("undo by replacing the value in place (self = saved) re-runs the readers of what changed back")
+  func undoInPlace() {
+    let model = EditorModel()
+    let count = Shown { model.state.child.count }
+    let title = Shown { model.state.child.title }
+    let saved = model.state.child
+    model.state.child.count = 3
+    model.state.child.replace(with: saved)
+    #expect(count.values == [0, 3, 0])
+    #expect(title.runs == 1)
+  }
+
+  // MARK: One value in two slots
+
+  @Test("one value in two slots, then changed differently, across steps: each slot's readers show their slot")
+  func oneValueTwoSlots() {
+    let model = EditorModel()
+    let child = Shown { model.state.child.count }
+    let sibling = Shown { model.state.sibling.count }
+    model.state.sibling = model.state.child
+    #expect(sibling.values == [0, 0])
+    model.state.child.count = 1  // the sibling holds a copy: its readers run once, showing 0
+    #expect(child.values == [0, 1])
+    #expect(sibling.values == [0, 0, 0])
+    model.state.sibling.count = 2
+    #expect(child.values == [0, 1])
+    #expect(sibling.values == [0, 0, 0, 2])
+    model.state.child.count = 3
+    #expect(child.values == [0, 1, 3])
+    #expect(sibling.values == [0, 0, 0, 2])
+  }
+
+  @Test("one value in two slots, changed differently in one transaction")
+  func oneValueTwoSlotsOneTransaction() {
+    let model = EditorModel()
+    let child = Shown { model.state.child.count }
+    let sibling = Shown { model.state.sibling.count }
+    transaction {
+      model.state.sibling = model.state.child
+      model.state.child.count = 1
+      model.state.sibling.count = 2
+    }
+    #expect(child.values == [0, 1])
+    #expect(sibling.values == [0, 2])
+  }
+
+  // MARK: Scratch copies
+
+  @Test("a scratch copy set back does not hide the real change")
+  func scratchCopy() {
+    let model = EditorModel()
+    let count = Shown { model.state.rows[id: 1]!.count }
+    transaction {
+      model.state.rows[id: 1]!.count += 1
+      var scratch = model.state.rows[id: 1]!
+      scratch.count -= 1
+      _ = scratch
+    }
+    #expect(count.values == [0, 1])
+    transaction {
+      model.state.rows[id: 1]!.count += 1
+      var scratch = model.state.rows[id: 1]!
+      scratch.count += 10
+      scratch.count -= 10
+      model.state.rows[id: 1] = scratch
+    }
+    #expect(count.values == [0, 1, 2])
+  }
+
+  // MARK: Replacing and swapping
+
+  @Test("swapping two siblings by copying re-runs both slots' readers, which show the swapped values")
+  func swapByCopy() {
+    let model = EditorModel()
+    model.state.child.count = 1
+    model.state.sibling.count = 2
+    let child = Shown { model.state.child.count }
+    let sibling = Shown { model.state.sibling.count }
+    transaction {
+      let first = model.state.child
+      model.state.child = model.state.sibling
+      model.state.sibling = first
+    }
+    #expect(child.values == [1, 2])
+    #expect(sibling.values == [2, 1])
+  }
+
+  @Test("replace(with:) on a value nobody owns tells the readers of the old value's fields; plain assignment does not")
+  func replaceWith() {
+    var item = Item(id: 1, count: 1)
+    let count = Shown { item.count }
+    item.replace(with: Item(id: 1, count: 2))  // another value (another identity)
+    #expect(count.values == [1, 2])
+    var copy = item
+    copy.count = 3  // a write through a copy: once
+    item.replace(with: copy)
+    #expect(count.values == [1, 2, 2, 3])
+    item = Item(id: 1, count: 9)  // a variable nobody owns: not observable
+    #expect(count.values == [1, 2, 2, 3])
+    _ = item
+  }
+
+  @Test("replacing the root state through its owner re-runs readers of every field that changed")
+  func replaceRoot() {
+    let model = EditorModel()
+    let row = Shown { model.state.rows[id: 1]!.count }
+    let child = Shown { model.state.child.count }
+    var fresh = Editor()
+    fresh.child.count = 4
+    model.state = fresh
+    #expect(row.values == [0, 0])
+    #expect(child.values == [0, 4])
+  }
+}
