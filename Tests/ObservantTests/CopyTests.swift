@@ -276,15 +276,17 @@ struct CopyTests {
 
   @Test("replace(with:) on a value nobody owns tells the readers of the old value's fields; plain assignment does not")
   func replaceWith() {
+    // A variable its readers read directly is written inside transactions, so that they run after
+    // the write's exclusive access to it ends.
     var item = Item(id: 1, count: 1)
     let count = Shown { item.count }
-    item.replace(with: Item(id: 1, count: 2))  // another value (another identity)
+    transaction { item.replace(with: Item(id: 1, count: 2)) }  // another value (another identity)
     #expect(count.values == [1, 2])
     var copy = item
     copy.count = 3  // a write through a copy: once
-    item.replace(with: copy)
+    transaction { item.replace(with: copy) }
     #expect(count.values == [1, 2, 2, 3])
-    item = Item(id: 1, count: 9)  // a variable nobody owns: not observable
+    transaction { item = Item(id: 1, count: 9) }  // plain assignment: not observable
     #expect(count.values == [1, 2, 2, 3])
     _ = item
   }
