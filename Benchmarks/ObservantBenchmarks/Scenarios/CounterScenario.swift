@@ -35,23 +35,24 @@ final class ObservantCounterScreen: ScenarioScreen {
 @MainActor
 final class AppleCounterScreen: ScenarioScreen {
   private let model = AppleCounterModel()
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Counter") { counter in
+    tree = RenderTree("Counter", tracking: AppleObservationTracking()) { counter in
       counter.text("Counter")
       counter.child("Label") { $0.text("\(model.count)") }
     }
   }
 
   func apply(_ change: CounterChange) -> StepCount? {
-    tree.step {
+    let step = tree.step {
       switch change {
       case .increment: model.count += 1
       case .set(let value): model.count = value
       }
     }
+    return StepCount(runs: step.runs.count)
   }
 }
 
@@ -60,25 +61,33 @@ final class AppleCounterScreen: ScenarioScreen {
 final class PlainCounterScreen: ScenarioScreen {
   private final class Box { var state = CounterValue(count: 0) }
   private let box = Box()
-  private let tree: SimulatedTree
+  private let tracking: BroadcastTracking
+  private let tree: RenderTree
 
-  init(policy: SimulatedPolicy) {
-    tree = SimulatedTree(policy: policy)
+  init(policy: BroadcastPolicy) {
+    let tracking = BroadcastTracking(policy)
+    self.tracking = tracking
     let box = self.box
-    tree.mount("Counter", viewState: { AnyHashable(0) }) { counter in
+    tree = RenderTree("Counter", tracking: tracking) { counter in
+      tracking.viewState { AnyHashable(0) }
       counter.text("Counter")
-      counter.child("Label", viewState: { AnyHashable(box.state.count) }) { $0.text("\(box.state.count)") }
+      counter.child("Label") { label in
+        tracking.viewState { AnyHashable(box.state.count) }
+        label.text("\(box.state.count)")
+      }
     }
   }
 
   func apply(_ change: CounterChange) -> StepCount? {
-    tree.step {
-      tree.action {
-        switch change {
-        case .increment: box.state.count += 1
-        case .set(let value): box.state.count = value
+    tracking.count {
+      tree.step {
+        tracking.action {
+          switch change {
+          case .increment: box.state.count += 1
+          case .set(let value): box.state.count = value
+          }
         }
-      }
+      }.runs.count
     }
   }
 }

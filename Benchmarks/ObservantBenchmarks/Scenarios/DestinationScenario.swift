@@ -47,11 +47,11 @@ final class ObservantDestinationScreen: ScenarioScreen {
 @MainActor
 final class AppleValueDestinationScreen: ScenarioScreen {
   private let model = AppleValueDestinationModel()
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Parent") { parent in
+    tree = RenderTree("Parent", tracking: AppleObservationTracking()) { parent in
       switch model.destination {
       case .detail:
         parent.child("Detail") { context in
@@ -68,7 +68,7 @@ final class AppleValueDestinationScreen: ScenarioScreen {
   }
 
   func apply(_ change: DestinationChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .showDetail:
         model.destination = .detail(CounterValue(count: 0))
@@ -82,18 +82,18 @@ final class AppleValueDestinationScreen: ScenarioScreen {
       case .dismiss:
         model.destination = nil
       }
-    }
+    }.runs.count)
   }
 }
 
 @MainActor
 final class AppleClassDestinationScreen: ScenarioScreen {
   private let model = AppleClassDestinationModel()
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Parent") { parent in
+    tree = RenderTree("Parent", tracking: AppleObservationTracking()) { parent in
       switch model.destination {
       case .detail(let payload):
         parent.child("Detail", input: ObjectInput(payload)) { $0.text("detail: \(payload.count)") }
@@ -106,7 +106,7 @@ final class AppleClassDestinationScreen: ScenarioScreen {
   }
 
   func apply(_ change: DestinationChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .showDetail:
         model.destination = .detail(AppleCounterModel())
@@ -117,7 +117,7 @@ final class AppleClassDestinationScreen: ScenarioScreen {
       case .dismiss:
         model.destination = nil
       }
-    }
+    }.runs.count)
   }
 }
 
@@ -125,10 +125,12 @@ final class AppleClassDestinationScreen: ScenarioScreen {
 final class PlainDestinationScreen: ScenarioScreen {
   private final class Box { var destination: ValueDestination? = nil }
   private let box = Box()
-  private let tree: SimulatedTree
+  private let tracking: BroadcastTracking
+  private let tree: RenderTree
 
-  init(policy: SimulatedPolicy) {
-    tree = SimulatedTree(policy: policy)
+  init(policy: BroadcastPolicy) {
+    let tracking = BroadcastTracking(policy)
+    self.tracking = tracking
     let box = self.box
     let caseName = { () -> String in
       switch box.destination {
@@ -143,12 +145,19 @@ final class PlainDestinationScreen: ScenarioScreen {
       case nil: nil
       }
     }
-    tree.mount("Parent", viewState: { AnyHashable(caseName()) }) { parent in
+    tree = RenderTree("Parent", tracking: tracking) { parent in
+      tracking.viewState { AnyHashable(caseName()) }
       switch box.destination {
       case .detail:
-        parent.child("Detail", viewState: { AnyHashable(payloadCount()) }) { $0.text("detail: \(payloadCount() ?? 0)") }
+        parent.child("Detail") { detail in
+          tracking.viewState { AnyHashable(payloadCount()) }
+          detail.text("detail: \(payloadCount() ?? 0)")
+        }
       case .edit:
-        parent.child("Edit", viewState: { AnyHashable(payloadCount()) }) { $0.text("edit: \(payloadCount() ?? 0)") }
+        parent.child("Edit") { edit in
+          tracking.viewState { AnyHashable(payloadCount()) }
+          edit.text("edit: \(payloadCount() ?? 0)")
+        }
       case nil:
         parent.text("no destination")
       }
@@ -156,22 +165,24 @@ final class PlainDestinationScreen: ScenarioScreen {
   }
 
   func apply(_ change: DestinationChange) -> StepCount? {
-    tree.step {
-      tree.action {
-        switch change {
-        case .showDetail:
-          box.destination = .detail(CounterValue(count: 0))
-        case .incrementDetail:
-          if case .detail(var payload) = box.destination {
-            payload.count += 1
-            box.destination = .detail(payload)
+    tracking.count {
+      tree.step {
+        tracking.action {
+          switch change {
+          case .showDetail:
+            box.destination = .detail(CounterValue(count: 0))
+          case .incrementDetail:
+            if case .detail(var payload) = box.destination {
+              payload.count += 1
+              box.destination = .detail(payload)
+            }
+          case .switchToEdit:
+            if case .detail(let payload) = box.destination { box.destination = .edit(payload) }
+          case .dismiss:
+            box.destination = nil
           }
-        case .switchToEdit:
-          if case .detail(let payload) = box.destination { box.destination = .edit(payload) }
-        case .dismiss:
-          box.destination = nil
         }
-      }
+      }.runs.count
     }
   }
 }

@@ -77,35 +77,30 @@ final class ObservantListScreen: ScenarioScreen {
 @MainActor
 final class AppleValueListScreen: ScenarioScreen {
   private let model: AppleValueListModel
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
   private var index = RowIndex()
-  private var initialRuns = 0
 
   init(ids: [Int], shown: Int?) {
     let model = AppleValueListModel(rows: ids.map { RowValue(id: $0, count: 0) })
     self.model = model
-    tree.mount("List") { list in
+    tree = RenderTree("List", tracking: AppleObservationTracking()) { list in
       let rows = model.rows
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
       let count = min(shown ?? rows.count, rows.count)
-      list.reserve(count)
-      for position in 0..<count {
-        let id = rows[position].id
-        // `ForEach($model.rows)`: the row reads its element through the model's array.
-        list.child("Row[\(id)]", key: .id(id), input: position) { row in
-          row.text("\(model.rows[position].count)")
-        }
+      // `ForEach($model.rows)`: the row reads its element through the model's array; its input
+      // is its position.
+      list.forEach(0..<count, id: { rows[$0].id }, name: { "Row[\(rows[$0].id)]" }) { position, row in
+        row.text("\(model.rows[position].count)")
       }
     }
-    initialRuns = tree.bodyRuns
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    tree.step { mutate(change) }
+    StepCount(runs: tree.step { mutate(change) }.runs.count)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
-    measure == .initialRender ? StepCount(runs: initialRuns) : nil
+    measure == .initialRender ? tree.log.steps.first.map { StepCount(runs: $0.runs.count) } : nil
   }
 
   private func mutate(_ change: ListChange) {
@@ -141,37 +136,34 @@ final class AppleValueListScreen: ScenarioScreen {
 @MainActor
 final class AppleClassListScreen: ScenarioScreen {
   private let model: AppleClassListModel
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
   private var index = RowIndex()
   private var rowObjectsCreated: Int
-  private var initialRuns = 0
 
   init(ids: [Int], shown: Int?) {
     let model = AppleClassListModel(rows: ids.map { AppleRowModel(id: $0) })
     self.model = model
     rowObjectsCreated = ids.count
-    tree.mount("List") { list in
+    tree = RenderTree("List", tracking: AppleObservationTracking()) { list in
       let rows = model.rows
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
       let count = min(shown ?? rows.count, rows.count)
-      list.reserve(count)
-      for row in rows[..<count] {
-        // `ForEach(model.rows) { RowView(row: $0) }`: the row object is the child's input.
-        list.child("Row[\(row.id)]", key: .id(row.id), input: ObjectInput(row)) { context in
-          context.text("\(row.count)")
-        }
+      // `ForEach(model.rows) { RowView(row: $0) }`: the row object is the child's input.
+      list.forEach(
+        rows[..<count].lazy.map(ObjectInput.init), id: { $0.object.id }, name: { "Row[\($0.object.id)]" }
+      ) { row, context in
+        context.text("\(row.object.count)")
       }
     }
-    initialRuns = tree.bodyRuns
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    tree.step { mutate(change) }
+    StepCount(runs: tree.step { mutate(change) }.runs.count)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
     switch measure {
-    case .initialRender: StepCount(runs: initialRuns)
+    case .initialRender: tree.log.steps.first.map { StepCount(runs: $0.runs.count) }
     case .rowStoresCreated: StepCount(runs: rowObjectsCreated)
     case .staleCellRenders, .reusedCellRenders: nil
     }
@@ -228,44 +220,45 @@ final class PlainListScreen: ScenarioScreen {
   }
 
   private let box: Box
-  private let tree: SimulatedTree
-  private var initialRuns = 0
-  private var initialComputations = 0
+  private let tracking: BroadcastTracking
+  private let tree: RenderTree
+  private let initialComputations: Int
 
-  init(ids: [Int], shown: Int?, policy: SimulatedPolicy) {
+  init(ids: [Int], shown: Int?, policy: BroadcastPolicy) {
     let box = Box(rows: ids.map { RowValue(id: $0, count: 0) })
     self.box = box
-    tree = SimulatedTree(policy: policy)
-    tree.mount(
-      "List",
-      viewState: {
+    let tracking = BroadcastTracking(policy)
+    self.tracking = tracking
+    tree = RenderTree("List", tracking: tracking) { list in
+      tracking.viewState {
         let count = min(shown ?? box.rows.count, box.rows.count)
         return AnyHashable(ListViewState(count: box.rows.count, firstCount: box.rows.first?.count, shownIDs: box.rows[..<count].map(\.id)))
       }
-    ) { list in
       let rows = box.rows
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
       let count = min(shown ?? rows.count, rows.count)
       for position in 0..<count {
         let id = rows[position].id
         // Reads its row by id: no input from the list.
-        list.child("Row[\(id)]", key: .id(id), viewState: { AnyHashable(box.count(of: id)) }) { row in
+        list.child("Row[\(id)]", key: id) { row in
+          tracking.viewState { AnyHashable(box.count(of: id)) }
           row.text("\(box.count(of: id) ?? 0)")
         }
       }
     }
-    initialRuns = tree.bodyRuns
-    initialComputations = tree.viewStateComputations
+    initialComputations = tracking.viewStateComputations
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    tree.step { tree.action { mutate(change) } }
+    tracking.count { tree.step { tracking.action { mutate(change) } }.runs.count }
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
     switch measure {
     case .initialRender:
-      StepCount(runs: initialRuns, computations: tree.policy == .equatableDiffing ? initialComputations : nil)
+      tree.log.steps.first.map {
+        StepCount(runs: $0.runs.count, computations: tracking.policy == .equatableDiffing ? initialComputations : nil)
+      }
     case .rowStoresCreated, .staleCellRenders, .reusedCellRenders: nil
     }
   }
@@ -300,11 +293,10 @@ final class PlainListScreen: ScenarioScreen {
 
 /// A child input compared by object identity (a SwiftUI view holding a class reference). Holds
 /// the object, so an address cannot be reused while it is compared.
-struct ObjectInput: Hashable {
-  let object: AnyObject
-  init(_ object: AnyObject) { self.object = object }
+struct ObjectInput<Object: AnyObject>: Equatable {
+  let object: Object
+  init(_ object: Object) { self.object = object }
   static func == (lhs: Self, rhs: Self) -> Bool { lhs.object === rhs.object }
-  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(object)) }
 }
 
 // MARK: - Scripts

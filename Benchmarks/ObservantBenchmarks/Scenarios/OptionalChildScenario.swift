@@ -42,11 +42,11 @@ final class ObservantOptionalChildScreen: ScenarioScreen {
 @MainActor
 final class AppleValueOptionalChildScreen: ScenarioScreen {
   private let model = AppleValueParentModel()
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Parent") { parent in
+    tree = RenderTree("Parent", tracking: AppleObservationTracking()) { parent in
       if model.child != nil {
         parent.text("presented")
         parent.child("Child") { $0.text("\(model.child?.count ?? 0)") }
@@ -57,24 +57,24 @@ final class AppleValueOptionalChildScreen: ScenarioScreen {
   }
 
   func apply(_ change: OptionalChildChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .present: model.child = CounterValue(count: 0)
       case .incrementChild: model.child?.count += 1
       case .dismiss: model.child = nil
       }
-    }
+    }.runs.count)
   }
 }
 
 @MainActor
 final class AppleClassOptionalChildScreen: ScenarioScreen {
   private let model = AppleClassParentModel()
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Parent") { parent in
+    tree = RenderTree("Parent", tracking: AppleObservationTracking()) { parent in
       if let child = model.child {
         parent.text("presented")
         parent.child("Child", input: ObjectInput(child)) { $0.text("\(child.count)") }
@@ -85,13 +85,13 @@ final class AppleClassOptionalChildScreen: ScenarioScreen {
   }
 
   func apply(_ change: OptionalChildChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .present: model.child = AppleCounterModel()
       case .incrementChild: model.child?.count += 1
       case .dismiss: model.child = nil
       }
-    }
+    }.runs.count)
   }
 }
 
@@ -99,15 +99,21 @@ final class AppleClassOptionalChildScreen: ScenarioScreen {
 final class PlainOptionalChildScreen: ScenarioScreen {
   private final class Box { var child: CounterValue? = nil }
   private let box = Box()
-  private let tree: SimulatedTree
+  private let tracking: BroadcastTracking
+  private let tree: RenderTree
 
-  init(policy: SimulatedPolicy) {
-    tree = SimulatedTree(policy: policy)
+  init(policy: BroadcastPolicy) {
+    let tracking = BroadcastTracking(policy)
+    self.tracking = tracking
     let box = self.box
-    tree.mount("Parent", viewState: { AnyHashable(box.child != nil) }) { parent in
+    tree = RenderTree("Parent", tracking: tracking) { parent in
+      tracking.viewState { AnyHashable(box.child != nil) }
       if box.child != nil {
         parent.text("presented")
-        parent.child("Child", viewState: { AnyHashable(box.child?.count) }) { $0.text("\(box.child?.count ?? 0)") }
+        parent.child("Child") { child in
+          tracking.viewState { AnyHashable(box.child?.count) }
+          child.text("\(box.child?.count ?? 0)")
+        }
       } else {
         parent.text("dismissed")
       }
@@ -115,14 +121,16 @@ final class PlainOptionalChildScreen: ScenarioScreen {
   }
 
   func apply(_ change: OptionalChildChange) -> StepCount? {
-    tree.step {
-      tree.action {
-        switch change {
-        case .present: box.child = CounterValue(count: 0)
-        case .incrementChild: box.child?.count += 1
-        case .dismiss: box.child = nil
+    tracking.count {
+      tree.step {
+        tracking.action {
+          switch change {
+          case .present: box.child = CounterValue(count: 0)
+          case .incrementChild: box.child?.count += 1
+          case .dismiss: box.child = nil
+          }
         }
-      }
+      }.runs.count
     }
   }
 }

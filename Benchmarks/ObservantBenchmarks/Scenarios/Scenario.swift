@@ -25,6 +25,14 @@ enum Strategy: String, CaseIterable, Sendable {
   }
 }
 
+/// What a step counted for one strategy.
+struct StepCount {
+  /// Body runs (renders).
+  var runs: Int
+  /// View-state computations, for the diffing strategy.
+  var computations: Int? = nil
+}
+
 /// A count a screen can report that is not the result of a change.
 enum ScreenMeasure: Sendable {
   /// Bodies run by the initial render.
@@ -37,7 +45,10 @@ enum ScreenMeasure: Sendable {
   case reusedCellRenders
 }
 
-/// One strategy's implementation of a scenario's UI: a model, a render tree, and the changes.
+/// One strategy's implementation of a scenario's UI: a model, a render tree (or a cell pool) with
+/// the strategy's tracking, and the changes. Every strategy renders with `ObservantHarness`; only
+/// the tracking differs: `ReactionTracking` (Observant), `AppleObservationTracking` (both Apple
+/// strategies), `BroadcastTracking` (whole-state and diffing).
 @MainActor
 protocol ScenarioScreen<Change>: AnyObject {
   associatedtype Change

@@ -40,18 +40,18 @@ final class ObservantSiblingsScreen: ScenarioScreen {
 @MainActor
 final class AppleValueSiblingsScreen: ScenarioScreen {
   private let model = AppleValueSiblingsModel(first: 1, second: 5)
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Siblings") { siblings in
+    tree = RenderTree("Siblings", tracking: AppleObservationTracking()) { siblings in
       siblings.child("First") { $0.text("\(model.first.count)") }
       siblings.child("Second") { $0.text("\(model.second.count)") }
     }
   }
 
   func apply(_ change: SiblingsChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .incrementFirst:
         model.first.count += 1
@@ -63,25 +63,25 @@ final class AppleValueSiblingsScreen: ScenarioScreen {
         model.first = CounterValue(count: 0)
         model.second = CounterValue(count: 0)
       }
-    }
+    }.runs.count)
   }
 }
 
 @MainActor
 final class AppleClassSiblingsScreen: ScenarioScreen {
   private let model = AppleClassSiblingsModel(first: 1, second: 5)
-  private let tree = SimulatedTree(policy: .appleObservation)
+  private let tree: RenderTree
 
   init() {
     let model = self.model
-    tree.mount("Siblings") { siblings in
+    tree = RenderTree("Siblings", tracking: AppleObservationTracking()) { siblings in
       siblings.child("First") { $0.text("\(model.first.count)") }
       siblings.child("Second") { $0.text("\(model.second.count)") }
     }
   }
 
   func apply(_ change: SiblingsChange) -> StepCount? {
-    tree.step {
+    StepCount(runs: tree.step {
       switch change {
       case .incrementFirst:
         model.first.count += 1
@@ -93,7 +93,7 @@ final class AppleClassSiblingsScreen: ScenarioScreen {
         model.first = AppleCounterModel()
         model.second = AppleCounterModel()
       }
-    }
+    }.runs.count)
   }
 }
 
@@ -104,30 +104,41 @@ final class PlainSiblingsScreen: ScenarioScreen {
     var second = CounterValue(count: 5)
   }
   private let box = Box()
-  private let tree: SimulatedTree
+  private let tracking: BroadcastTracking
+  private let tree: RenderTree
 
-  init(policy: SimulatedPolicy) {
-    tree = SimulatedTree(policy: policy)
+  init(policy: BroadcastPolicy) {
+    let tracking = BroadcastTracking(policy)
+    self.tracking = tracking
     let box = self.box
-    tree.mount("Siblings", viewState: { AnyHashable(0) }) { siblings in
-      siblings.child("First", viewState: { AnyHashable(box.first.count) }) { $0.text("\(box.first.count)") }
-      siblings.child("Second", viewState: { AnyHashable(box.second.count) }) { $0.text("\(box.second.count)") }
+    tree = RenderTree("Siblings", tracking: tracking) { siblings in
+      tracking.viewState { AnyHashable(0) }
+      siblings.child("First") { first in
+        tracking.viewState { AnyHashable(box.first.count) }
+        first.text("\(box.first.count)")
+      }
+      siblings.child("Second") { second in
+        tracking.viewState { AnyHashable(box.second.count) }
+        second.text("\(box.second.count)")
+      }
     }
   }
 
   func apply(_ change: SiblingsChange) -> StepCount? {
-    tree.step {
-      tree.action {
-        switch change {
-        case .incrementFirst:
-          box.first.count += 1
-        case .swap:
-          (box.first, box.second) = (box.second, box.first)
-        case .resetBoth:
-          box.first = CounterValue(count: 0)
-          box.second = CounterValue(count: 0)
+    tracking.count {
+      tree.step {
+        tracking.action {
+          switch change {
+          case .incrementFirst:
+            box.first.count += 1
+          case .swap:
+            (box.first, box.second) = (box.second, box.first)
+          case .resetBoth:
+            box.first = CounterValue(count: 0)
+            box.second = CounterValue(count: 0)
+          }
         }
-      }
+      }.runs.count
     }
   }
 }

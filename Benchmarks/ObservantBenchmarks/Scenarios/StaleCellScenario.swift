@@ -15,6 +15,11 @@ enum CellChange: Sendable {
   case incrementRow(Int)
 }
 
+extension CellPool {
+  /// Renders of every cell, across bindings.
+  fileprivate var totalRenders: Int { cells.reduce(0) { $0 + $1.renderCount } }
+}
+
 /// Bookkeeping shared by every strategy's cell screen: which cell went stale and when.
 private struct StaleCellLog {
   var staleRendersAtDelete = 0
@@ -52,10 +57,8 @@ final class ObservantCellScreen: ScenarioScreen {
     cells[id] = (pool.dequeue(for: id) { "Row \(id): \(row.count)" }, row)
   }
 
-  private var totalRenders: Int { pool.cells.reduce(0) { $0 + $1.renderCount } }
-
   func apply(_ change: CellChange) -> StepCount? {
-    let before = totalRenders
+    let before = pool.totalRenders
     switch change {
     case .deleteRow(let id):
       stale = cells.removeValue(forKey: id)
@@ -78,7 +81,7 @@ final class ObservantCellScreen: ScenarioScreen {
     case .incrementRow(let id):
       store.send(.row(id: id, action: .increment))
     }
-    return StepCount(runs: totalRenders - before)
+    return StepCount(runs: pool.totalRenders - before)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
@@ -89,11 +92,11 @@ final class ObservantCellScreen: ScenarioScreen {
 @MainActor
 final class AppleValueCellScreen: ScenarioScreen {
   private let model = AppleValueListModel(rows: (1...3).map { RowValue(id: $0, count: 0) })
-  private let tree = SimulatedTree(policy: .appleObservation)
-  private lazy var pool = SimulatedCellPool(tree: tree)
-  private var cells: [Int: SimulatedCellPool.Cell] = [:]
-  private var stale: (cell: SimulatedCellPool.Cell, id: Int)?
-  private var reused: SimulatedCellPool.Cell?
+  private let tracking = AppleObservationTracking()
+  private lazy var pool = CellPool("Cell", tracking: tracking)
+  private var cells: [Int: Cell] = [:]
+  private var stale: (cell: Cell, id: Int)?
+  private var reused: Cell?
   private var log = StaleCellLog()
 
   init() {
@@ -103,12 +106,13 @@ final class AppleValueCellScreen: ScenarioScreen {
   /// The cell knows its row's id and reads the row through the model's array.
   private func bind(_ id: Int) {
     let model = self.model
-    let cell = pool.dequeue { "Row \(id): \(model.rows.first { $0.id == id }.map { "\($0.count)" } ?? "deleted")" }
+    let cell = pool.dequeue(for: id) { "Row \(id): \(model.rows.first { $0.id == id }.map { "\($0.count)" } ?? "deleted")" }
     cells[id] = cell
   }
 
   func apply(_ change: CellChange) -> StepCount? {
-    tree.step {
+    let before = pool.totalRenders
+    tracking.step {
       switch change {
       case .deleteRow(let id):
         if let cell = cells.removeValue(forKey: id) { stale = (cell, id) }
@@ -135,6 +139,7 @@ final class AppleValueCellScreen: ScenarioScreen {
         if let position = model.rows.firstIndex(where: { $0.id == id }) { model.rows[position].count += 1 }
       }
     }
+    return StepCount(runs: pool.totalRenders - before)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
@@ -145,11 +150,11 @@ final class AppleValueCellScreen: ScenarioScreen {
 @MainActor
 final class AppleClassCellScreen: ScenarioScreen {
   private let model = AppleClassListModel(rows: (1...3).map { AppleRowModel(id: $0) })
-  private let tree = SimulatedTree(policy: .appleObservation)
-  private lazy var pool = SimulatedCellPool(tree: tree)
-  private var cells: [Int: (cell: SimulatedCellPool.Cell, row: AppleRowModel)] = [:]
-  private var stale: (cell: SimulatedCellPool.Cell, row: AppleRowModel)?
-  private var reused: SimulatedCellPool.Cell?
+  private let tracking = AppleObservationTracking()
+  private lazy var pool = CellPool("Cell", tracking: tracking)
+  private var cells: [Int: (cell: Cell, row: AppleRowModel)] = [:]
+  private var stale: (cell: Cell, row: AppleRowModel)?
+  private var reused: Cell?
   private var log = StaleCellLog()
 
   init() {
@@ -158,11 +163,12 @@ final class AppleClassCellScreen: ScenarioScreen {
 
   /// The cell holds its row's object, as seed 000's cells hold their store.
   private func bind(_ row: AppleRowModel) {
-    cells[row.id] = (pool.dequeue { "Row \(row.id): \(row.count)" }, row)
+    cells[row.id] = (pool.dequeue(for: row.id) { "Row \(row.id): \(row.count)" }, row)
   }
 
   func apply(_ change: CellChange) -> StepCount? {
-    tree.step {
+    let before = pool.totalRenders
+    tracking.step {
       switch change {
       case .deleteRow(let id):
         stale = cells.removeValue(forKey: id)
@@ -186,6 +192,7 @@ final class AppleClassCellScreen: ScenarioScreen {
         cells[id]?.row.count += 1
       }
     }
+    return StepCount(runs: pool.totalRenders - before)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
@@ -200,16 +207,16 @@ final class PlainCellScreen: ScenarioScreen {
     func count(of id: Int) -> Int? { rows.first { $0.id == id }?.count }
   }
   private let box = Box()
-  private let tree: SimulatedTree
-  private let pool: SimulatedCellPool
-  private var cells: [Int: SimulatedCellPool.Cell] = [:]
-  private var stale: (cell: SimulatedCellPool.Cell, id: Int)?
-  private var reused: SimulatedCellPool.Cell?
+  private let tracking: BroadcastTracking
+  private let pool: CellPool
+  private var cells: [Int: Cell] = [:]
+  private var stale: (cell: Cell, id: Int)?
+  private var reused: Cell?
   private var log = StaleCellLog()
 
-  init(policy: SimulatedPolicy) {
-    tree = SimulatedTree(policy: policy)
-    pool = SimulatedCellPool(tree: tree)
+  init(policy: BroadcastPolicy) {
+    tracking = BroadcastTracking(policy)
+    pool = CellPool("Cell", tracking: tracking)
     for id in 1...3 { bind(id) }
   }
 
@@ -222,23 +229,36 @@ final class PlainCellScreen: ScenarioScreen {
       if let count = box.count(of: id) { lastShown = count }
       return AnyHashable(lastShown)
     }
-    cells[id] = pool.dequeue(viewState: viewState) { "Row \(id): \(box.count(of: id) ?? lastShown)" }
+    let tracking = self.tracking
+    cells[id] = pool.dequeue(for: id) {
+      tracking.viewState(viewState)
+      return "Row \(id): \(box.count(of: id) ?? lastShown)"
+    }
   }
 
   func apply(_ change: CellChange) -> StepCount? {
-    tree.step {
+    tracking.count {
+      let before = pool.totalRenders
+      step(change)
+      return pool.totalRenders - before
+    }
+  }
+
+  /// One step: the actions of `change`, and the binds it makes.
+  private func step(_ change: CellChange) {
+    tracking.step {
       switch change {
       case .deleteRow(let id):
         if let cell = cells.removeValue(forKey: id) { stale = (cell, id) }
         log.staleRendersAtDelete = stale?.cell.renderCount ?? 0
-        tree.action { box.rows.removeAll { $0.id == id } }
+        tracking.action { box.rows.removeAll { $0.id == id } }
       case .tapDeletedRow:
         // The action goes to the root: the row is gone, so the reducer changes nothing.
-        tree.action {
+        tracking.action {
           if let stale, let position = box.rows.firstIndex(where: { $0.id == stale.id }) { box.rows[position].count += 1 }
         }
       case .incrementRows(let ids):
-        tree.action {
+        tracking.action {
           for id in ids {
             if let position = box.rows.firstIndex(where: { $0.id == id }) { box.rows[position].count += 1 }
           }
@@ -247,13 +267,13 @@ final class PlainCellScreen: ScenarioScreen {
         guard let stale else { return }
         log.staleRendersWhileStale = stale.cell.renderCount - log.staleRendersAtDelete
         pool.enqueue(stale.cell)
-        tree.action { box.rows.append(RowValue(id: newRow, count: 0)) }
+        tracking.action { box.rows.append(RowValue(id: newRow, count: 0)) }
         log.reusedRendersBeforeBind = stale.cell.renderCount
         bind(newRow)
         reused = cells[newRow]
         log.reusedCellBound = reused === stale.cell
       case .incrementRow(let id):
-        tree.action {
+        tracking.action {
           if let position = box.rows.firstIndex(where: { $0.id == id }) { box.rows[position].count += 1 }
         }
       }
