@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "ObservantCollections", targets: ["ObservantCollections"]),
     .library(name: "ObservantHarness", targets: ["ObservantHarness"]),
     .library(name: "ObservantStore", targets: ["ObservantStore"]),
+    .library(name: "ObservantTesting", targets: ["ObservantTesting"]),
     .executable(name: "observant-bench", targets: ["ObservantBenchmarks"]),
   ],
   targets: [
@@ -21,6 +22,8 @@ let package = Package(
     .target(name: "Observant", dependencies: ["ObservantCollections", "_ObservantShims"]),
     .target(name: "ObservantHarness", dependencies: ["Observant"]),
     .target(name: "ObservantStore", dependencies: ["Observant"]),
+    // Test helpers for users' test targets (TrackingAudit); no dependency on a test framework.
+    .target(name: "ObservantTesting", dependencies: ["Observant"]),
     // Compares with Apple's Observation module, which ships with the toolchain (not a package).
     .executableTarget(
       name: "ObservantBenchmarks",
@@ -35,6 +38,7 @@ let package = Package(
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
+    .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
     .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
