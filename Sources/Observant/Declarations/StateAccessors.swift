@@ -46,10 +46,12 @@ extension StateRegistrar {
       if registrar.hasObservers {
         _writeObserved(&storage, newValue, field: field)
       } else {
+        let old = storage.stamp
         let new = Stamp.next()
         storage.value = newValue
         storage.stamp = new
         _noteChange(to: new)
+        if registrar._readersMayHaveMissed(since: 0) { registrar._deliverLate(field: field, overwriting: old) }
       }
     }
   }
@@ -82,12 +84,17 @@ extension StateRegistrar {
   @inlinable @inline(never)
   internal mutating func _writeObserved<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
     let live = _isLive
+    let old = storage.stamp
+    let ticket = registrar._writeTicket
     let (seen, opened) = registrar._announceFieldWrite(
-      field, owner: Owner.self, from: storage.stamp, live: live,
+      field, owner: Owner.self, from: old, live: live,
       values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
     storage.value = newValue
     storage.stamp = seen
     _noteChange()
+    if seen != old && registrar._readersMayHaveMissed(since: ticket) {
+      registrar._deliverLate(field: field, overwriting: old)
+    }
     if opened { _endImplicitTransaction() }
   }
 

@@ -43,7 +43,12 @@ extension Trackable {
   @inlinable
   public func trackMutation<Result>(_ field: StaticString = #function, _ mutation: () throws -> Result) rethrows -> Result {
     let registrar = trackingRegistrar
-    guard registrar.hasObservers else { return try mutation() }
+    let ticket = registrar._writeTicket
+    // A reader that starts depending on the field while the mutation runs may read the old value.
+    defer {
+      if registrar._readersMayHaveMissed(since: ticket) { registrar._deliverLate(field: field, overwriting: Stamp.none) }
+    }
+    guard ticket != 0 else { return try mutation() }
     let opened = registrar._announceFieldWrite(field, owner: Self.self, from: Stamp.none, live: true, values: { nil })
       .openedTransaction
     defer { if opened { _endImplicitTransaction() } }

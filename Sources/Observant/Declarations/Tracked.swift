@@ -70,6 +70,7 @@ public struct Tracked<Value> {
         _beginInPlaceMutation()
         let registrar = object.trackingRegistrar
         var opened = false
+        let ticket = strategy == .announce ? registrar._writeTicket : 0
         if strategy == .announce && registrar.hasObservers {
           opened = registrar._announceClassFieldWrite(_fieldKey(object, storageKeyPath), owner: Object.self, values: { nil })
         }
@@ -77,6 +78,9 @@ public struct Tracked<Value> {
         let modification = _InPlaceModification(strategy, current: object[keyPath: storageKeyPath].value, anchored: true)
         defer {
           let outcome = modification.finish(current: object[keyPath: storageKeyPath].value)
+          if strategy == .announce && registrar._readersMayHaveMissed(since: ticket) {
+            registrar._deliverLate(_fieldKey(object, storageKeyPath), overwriting: Stamp.none)
+          }
           if case .slot(let values) = outcome, registrar.hasObservers {
             let slotOpened = registrar._announceClassFieldWrite(
               _fieldKey(object, storageKeyPath), owner: Object.self, values: { values })
@@ -98,6 +102,20 @@ public struct Tracked<Value> {
       _setObserved(object, storage, newValue)
     } else {
       storage.pointee.value = newValue
+      _checkLateReaders(object, storage, since: 0)
+    }
+  }
+
+  /// After a store: tells the field's readers that started depending on it while the write was
+  /// under way, and may have read the old value (a barrier and a load; see
+  /// `TrackingRegistrar._readersMayHaveMissed(since:)`).
+  @inlinable @inline(__always)
+  internal static func _checkLateReaders<Object: Trackable>(
+    _ object: Object, _ storage: UnsafeMutablePointer<Self>, since ticket: UInt64
+  ) {
+    let registrar = object.trackingRegistrar
+    if registrar._readersMayHaveMissed(since: ticket) {
+      registrar._deliverLate(_fieldKey(object, storage), overwriting: Stamp.none)
     }
   }
 
@@ -108,6 +126,7 @@ public struct Tracked<Value> {
     let registrar = object.trackingRegistrar
     guard registrar.hasObservers || _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 else {
       storage.pointee.value = newValue
+      _checkLateReaders(object, storage, since: 0)
       return
     }
     switch _classifyWrite(storage.pointee.value, newValue) {
@@ -115,19 +134,24 @@ public struct Tracked<Value> {
       storage.pointee.value = newValue
     case .content:
       _beginInPlaceMutation()
+      let ticket = registrar._writeTicket
       var adopted = newValue
       _notifyContentDifferences(old: storage.pointee.value, new: &adopted, live: true)
       storage.pointee.value = adopted
+      _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()
     case .slot:
       guard registrar.hasObservers else {
         storage.pointee.value = newValue
+        _checkLateReaders(object, storage, since: 0)
         return
       }
+      let ticket = registrar._writeTicket
       let opened = registrar._announceClassFieldWrite(
         _fieldKey(object, storage), owner: Object.self,
         values: { _isComparable(Value.self) ? _changeValues(storage.pointee.value, newValue) : nil })
       storage.pointee.value = newValue
+      _checkLateReaders(object, storage, since: ticket)
       if opened { _endImplicitTransaction() }
     }
   }

@@ -43,6 +43,12 @@ internal final class ObserverTable: @unchecked Sendable {
   private unowned(unsafe) let owner: TrackingRegistrar
   private let state = Mutex(State())
 
+  /// Advanced (with a full barrier) every time a reader starts depending on a field's current
+  /// state: a new link, or a kept dependency that now reads a newer state. A writer that compared
+  /// it before announcing its write and finds it moved after storing the value knows a reader may
+  /// have read the old value after the announcement (see `TrackingRegistrar._writeTicket`).
+  let epoch = Atomic<UInt64>(1)
+
   private static var scanLimit: Int { 8 }
 
   init(owner: TrackingRegistrar) {
@@ -66,6 +72,8 @@ internal final class ObserverTable: @unchecked Sendable {
       guard !state.isDead else { return false }
       Self.link(dependency, in: &state)
       if state.count == 1 { owner.publishHasObservers(true, table: self) }
+      // After the publication: the reader's load of the value cannot move before this barrier.
+      epoch.add(1, ordering: .sequentiallyConsistent)
       if _internalChecksEnabled { Self.checkInvariants(state) }
       return true
     }

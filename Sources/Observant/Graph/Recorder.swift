@@ -118,7 +118,10 @@ internal final class Recorder {
     dependency.generation = generation
     updateGuard(of: dependency, firstReadThisRun: true)
     if dependency.seen.load(ordering: .relaxed) != seen {
-      dependency.seen.store(seen, ordering: .sequentiallyConsistent)
+      dependency.seen.store(seen, ordering: .releasing)
+      // A full barrier before the value is loaded, and a sign for writers racing with this read
+      // (see `TrackingRegistrar._readersMayHaveMissed(since:)`).
+      dependency.table.epoch.add(1, ordering: .sequentiallyConsistent)
     }
     if dependency.alias.load(ordering: .relaxed) != 0 { dependency.alias.store(0, ordering: .relaxed) }
   }

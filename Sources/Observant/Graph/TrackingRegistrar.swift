@@ -72,7 +72,61 @@ public final class TrackingRegistrar: Sendable {
   /// Called by the table, under its lock, when its entry count becomes or stops being zero.
   internal func publishHasObservers(_ hasObservers: Bool, table: ObserverTable) {
     let word = UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque())
-    state.store(hasObservers ? word | 1 : word, ordering: .releasing)
+    state.store(hasObservers ? word | 1 : word, ordering: .sequentiallyConsistent)
+  }
+
+  // MARK: Reads racing with writes
+
+  // A write tells the readers of the state it overwrites before it stores the new value, and a
+  // read records itself before it loads the value. A reader on another thread that starts
+  // depending on the field between the writer's announcement and its store would load the old
+  // value and hear nothing. So a writer takes a ticket before announcing (or before storing, when
+  // nobody observes the object), and after storing checks, behind a full barrier, whether any
+  // reader started depending on this registrar's fields since; if so it tells the field's readers
+  // of the old state once more, after the fact (a reaction re-runs, a one-shot scope that already
+  // fired ignores it).
+
+  /// A ticket for `_readersMayHaveMissed(since:)`: 0 when nobody observes the registrar, otherwise
+  /// the table's epoch.
+  @inlinable
+  internal var _writeTicket: UInt64 {
+    let word = state.load(ordering: .relaxed)
+    guard word & 1 != 0 else { return 0 }
+    return _epoch(ofTableAt: word)
+  }
+
+  @usableFromInline
+  internal func _epoch(ofTableAt word: UInt) -> UInt64 {
+    Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!).takeUnretainedValue()
+      .epoch.load(ordering: .relaxed)
+  }
+
+  /// Called after the value is stored: whether a reader may have started depending on a field of
+  /// this registrar since `ticket` was taken (then the write must be delivered once more).
+  ///
+  /// - Complexity: a full memory barrier and a load; one more load when observers exist.
+  @inlinable @inline(__always)
+  internal func _readersMayHaveMissed(since ticket: UInt64) -> Bool {
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    let word = state.load(ordering: .relaxed)
+    guard word & 1 != 0 else { return false }
+    return ticket == 0 || _epoch(ofTableAt: word) != ticket
+  }
+
+  /// Delivers, after the fact, a write of `key` that overwrote the state `seen` (`Stamp.none` for
+  /// a class field) to the readers that still depend on that state.
+  @usableFromInline @inline(never)
+  internal func _deliverLate(_ key: FieldKey, overwriting seen: UInt64) {
+    guard let table = existingTable else { return }
+    var late: [Dependency] = []
+    table.dependencies(of: key, overwriting: seen).forEach { late.append($0) }
+    Notifications.deliverReplacement(late)
+  }
+
+  /// `_deliverLate(_:overwriting:)` for a value-type field named `name`.
+  @usableFromInline @inline(never)
+  internal func _deliverLate(field name: StaticString, overwriting seen: UInt64) {
+    _deliverLate(FieldNames.key(for: name), overwriting: seen)
   }
 }
 

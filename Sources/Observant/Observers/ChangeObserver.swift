@@ -1,8 +1,10 @@
 import Synchronization
 
 /// A persistent, synchronous observer: `track` records what a closure reads, and `onChange` runs on
-/// every change to any of it, on the writing thread, until the next `track` replaces the
-/// dependencies or `cancel()` stops it.
+/// the writing thread when any of it changes, until the next `track` replaces the dependencies or
+/// `cancel()` stops it. A class field it read is heard on every write; a value-type field is heard
+/// on the first write that replaces the state `track` read (later writes of that field replace a
+/// state it never read), so an owner re-tracks once it has handled a change.
 ///
 /// Where `withTracking` fires once and a `Reaction` re-runs after the transaction, a
 /// `ChangeObserver` is the building block for owners that only need to *know* that something

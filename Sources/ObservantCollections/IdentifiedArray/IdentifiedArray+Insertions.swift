@@ -47,7 +47,7 @@ extension IdentifiedArray {
   @inlinable
   @discardableResult
   public mutating func insert(_ element: Element, at index: Int) -> (inserted: Bool, index: Int) {
-    precondition(index >= 0 && index <= count, "IdentifiedArray insertion index \(index) is out of bounds 0...\(count)")
+    _checkPrecondition(index >= 0 && index <= count, "IdentifiedArray insertion index \(index) is out of bounds 0...\(count)")
     let elementID = _id(of: element)
     let probe = _ids._find(elementID)
     if let offset = probe.offset {

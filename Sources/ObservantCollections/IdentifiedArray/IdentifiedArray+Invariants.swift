@@ -5,13 +5,13 @@ extension IdentifiedArray {
   /// - Complexity: O(*n*) expected, where *n* is the number of elements.
   public func _checkInvariants() {
     _ids._checkInvariants()
-    precondition(
+    _checkPrecondition(
       _ids.count == _elements.count,
       "IdentifiedArray has \(_ids.count) ids for \(_elements.count) elements"
     )
     for offset in _elements.indices {
       let elementID = _id(at: offset)
-      precondition(
+      _checkPrecondition(
         elementID == _ids[offset],
         "IdentifiedArray element at offset \(offset) has id \(String(reflecting: elementID)), but the index says \(String(reflecting: _ids[offset]))"
       )

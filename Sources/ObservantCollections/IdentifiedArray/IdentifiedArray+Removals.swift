@@ -19,7 +19,7 @@ extension IdentifiedArray {
   @inlinable
   @discardableResult
   public mutating func remove(at index: Int) -> Element {
-    precondition(index >= 0 && index < count, "IdentifiedArray index \(index) is out of bounds 0..<\(count)")
+    _checkPrecondition(index >= 0 && index < count, "IdentifiedArray index \(index) is out of bounds 0..<\(count)")
     let removedID = _ids._removeExisting(at: index, bucket: nil)
     let removed = _elements.remove(at: index)
     _structureDidChange(removed: [removedID])

@@ -4,7 +4,7 @@ extension IdentifiedArray {
   /// - Complexity: O(1) expected.
   @inlinable
   public mutating func swapAt(_ i: Int, _ j: Int) {
-    precondition(indices.contains(i) && indices.contains(j), "IdentifiedArray.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
+    _checkPrecondition(indices.contains(i) && indices.contains(j), "IdentifiedArray.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
     _ids.swapAt(i, j)
     guard i != j else { return }
     _elements.swapAt(i, j)
@@ -53,7 +53,7 @@ extension IdentifiedArray {
   @inlinable
   public mutating func move(fromOffsets offsets: some Sequence<Int>, toOffset destination: Int) {
     let ranges = _rangeSet(ofOffsets: offsets, count: count, operation: "IdentifiedArray.move(fromOffsets:toOffset:)")
-    precondition(destination >= 0 && destination <= count, "IdentifiedArray.move destination \(destination) is out of bounds 0...\(count)")
+    _checkPrecondition(destination >= 0 && destination <= count, "IdentifiedArray.move destination \(destination) is out of bounds 0...\(count)")
     guard _ids._moveSubranges(ranges, to: destination) else { return }
     _elements.moveSubranges(ranges, to: destination)
     _structureDidChange()
@@ -73,7 +73,7 @@ extension IdentifiedArray {
   /// - Complexity: O(|`destination` - `source`|) expected.
   @inlinable
   public mutating func move(from source: Int, to destination: Int) {
-    precondition(
+    _checkPrecondition(
       indices.contains(source) && indices.contains(destination),
       "IdentifiedArray.move(from: \(source), to: \(destination)): index out of bounds 0..<\(count)"
     )

@@ -78,7 +78,7 @@ extension _HashIndex {
   internal static func bucketCount(forCapacity capacity: Int) -> Int {
     var bucketCount = minimumBucketCount
     while Self.capacity(forBucketCount: bucketCount) < capacity {
-      precondition(bucketCount < maximumBucketCount, "OrderedSet cannot hold \(capacity) elements")
+      _checkPrecondition(bucketCount < maximumBucketCount, "OrderedSet cannot hold \(capacity) elements")
       bucketCount &<<= 1
     }
     return bucketCount
@@ -171,7 +171,7 @@ extension _HashIndex {
       let mask = buckets.count &- 1
       var bucket = Int(fragment) & mask
       while Self._offset(of: buckets[bucket]) != offset {
-        precondition(buckets[bucket] != 0, "OrderedSet index is missing offset \(offset)")
+        _checkPrecondition(buckets[bucket] != 0, "OrderedSet index is missing offset \(offset)")
         bucket = (bucket &+ 1) & mask
       }
       return bucket

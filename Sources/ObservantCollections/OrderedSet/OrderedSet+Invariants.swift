@@ -6,9 +6,9 @@ extension OrderedSet {
   ///   linear-scan limit of 16, which is tiny).
   public func _checkInvariants() {
     guard _index.isEnabled else {
-      precondition(count <= _HashIndex.linearScanLimit, "OrderedSet of \(count) elements has no hash index")
+      _checkPrecondition(count <= _HashIndex.linearScanLimit, "OrderedSet of \(count) elements has no hash index")
       for offset in indices {
-        precondition(
+        _checkPrecondition(
           _elements[..<offset].firstIndex(of: _elements[offset]) == nil,
           "OrderedSet holds a duplicate: \(String(reflecting: _elements[offset])) at offset \(offset)"
         )
@@ -16,14 +16,14 @@ extension OrderedSet {
       return
     }
     let bucketCount = _index.bucketCount
-    precondition(bucketCount & (bucketCount - 1) == 0, "OrderedSet bucket count \(bucketCount) is not a power of two")
-    precondition(count <= _index.capacity, "OrderedSet of \(count) elements overfills \(bucketCount) buckets")
+    _checkPrecondition(bucketCount & (bucketCount - 1) == 0, "OrderedSet bucket count \(bucketCount) is not a power of two")
+    _checkPrecondition(count <= _index.capacity, "OrderedSet of \(count) elements overfills \(bucketCount) buckets")
     let occupied = _index._buckets.reduce(0) { $1 == 0 ? $0 : $0 + 1 }
-    precondition(occupied == count, "OrderedSet index has \(occupied) entries for \(count) elements")
+    _checkPrecondition(occupied == count, "OrderedSet index has \(occupied) entries for \(count) elements")
     for offset in indices {
       let element = _elements[offset]
       let probe = _index.probe(for: element, in: _elements)
-      precondition(
+      _checkPrecondition(
         probe.offset == offset,
         "OrderedSet index maps \(String(reflecting: element)) to \(String(describing: probe.offset)), not \(offset)"
       )

@@ -19,7 +19,7 @@ extension OrderedSet {
   @inlinable
   @discardableResult
   public mutating func remove(at index: Int) -> Element {
-    precondition(index >= 0 && index < count, "OrderedSet index \(index) is out of bounds 0..<\(count)")
+    _checkPrecondition(index >= 0 && index < count, "OrderedSet index \(index) is out of bounds 0..<\(count)")
     return _removeExisting(at: index, bucket: nil)
   }
 

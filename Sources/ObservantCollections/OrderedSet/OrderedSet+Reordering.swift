@@ -4,7 +4,7 @@ extension OrderedSet {
   /// - Complexity: O(1) expected.
   @inlinable
   public mutating func swapAt(_ i: Int, _ j: Int) {
-    precondition(indices.contains(i) && indices.contains(j), "OrderedSet.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
+    _checkPrecondition(indices.contains(i) && indices.contains(j), "OrderedSet.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
     guard i != j else { return }
     if _index.isEnabled {
       let bucketOfI = _index.bucket(ofOffset: i, in: _elements)
@@ -41,7 +41,7 @@ extension OrderedSet {
   @inlinable
   public mutating func move(fromOffsets offsets: some Sequence<Int>, toOffset destination: Int) {
     let ranges = _rangeSet(ofOffsets: offsets, count: count, operation: "OrderedSet.move(fromOffsets:toOffset:)")
-    precondition(destination >= 0 && destination <= count, "OrderedSet.move destination \(destination) is out of bounds 0...\(count)")
+    _checkPrecondition(destination >= 0 && destination <= count, "OrderedSet.move destination \(destination) is out of bounds 0...\(count)")
     _moveSubranges(ranges, to: destination)
   }
 
@@ -59,7 +59,7 @@ extension OrderedSet {
   /// - Complexity: O(|`destination` - `source`|) expected.
   @inlinable
   public mutating func move(from source: Int, to destination: Int) {
-    precondition(indices.contains(source) && indices.contains(destination), "OrderedSet.move(from: \(source), to: \(destination)): index out of bounds 0..<\(count)")
+    _checkPrecondition(indices.contains(source) && indices.contains(destination), "OrderedSet.move(from: \(source), to: \(destination)): index out of bounds 0..<\(count)")
     guard source != destination else { return }
     let movedBucket = _index.isEnabled ? _index.bucket(ofOffset: source, in: _elements) : 0
     _elements._rotate(from: source, to: destination)
@@ -113,7 +113,7 @@ extension OrderedSet where Element: Comparable {
 internal func _rangeSet(ofOffsets offsets: some Sequence<Int>, count: Int, operation: StaticString) -> RangeSet<Int> {
   var ranges = RangeSet<Int>()
   for offset in offsets {
-    precondition(offset >= 0 && offset < count, "\(operation): offset \(offset) is out of bounds 0..<\(count)")
+    _checkPrecondition(offset >= 0 && offset < count, "\(operation): offset \(offset) is out of bounds 0..<\(count)")
     ranges.insert(contentsOf: offset ..< offset &+ 1)
   }
   return ranges

@@ -1,3 +1,5 @@
+import Observant
+
 /// A reusable cell of a `CellPool`, bound to one row at a time.
 ///
 /// Its `content` is the result of the latest render of the row it is bound to; `renderCount`
@@ -43,7 +45,7 @@ public final class Cell: CustomStringConvertible {
   }
 
   internal func bind(to id: AnyHashable, render: @escaping () -> String) {
-    precondition(!isBound, "\(poolName)#\(number) is already bound; enqueue it before binding it again")
+    observantPrecondition(!isBound, "\(poolName)#\(number) is already bound; enqueue it before binding it again")
     boundID = id
     // Not owned by a body that may be running now (a simulated table's body, say): the cell
     // observes until it is enqueued, whoever dequeued it.

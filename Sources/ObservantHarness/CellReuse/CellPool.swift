@@ -1,3 +1,5 @@
+import Observant
+
 /// A simulated `UITableView` reuse queue: cells bound to per-row sources, unbound when they
 /// scroll away, and reused for other rows.
 ///
@@ -68,7 +70,7 @@ public final class CellPool {
   ///
   /// - Complexity: O(1).
   public func enqueue(_ cell: Cell) {
-    precondition(
+    observantPrecondition(
       cell.poolIdentity == ObjectIdentifier(self),
       "CellPool(\"\(name)\").enqueue: \(cell) belongs to another pool")
     guard cell.isBound else { return }

@@ -1,3 +1,5 @@
+import Observant
+
 /// What a body receives while it runs: the node's name, a way to emit its visible output, and
 /// the declarations of its children.
 ///
@@ -119,7 +121,7 @@ public final class RenderContext {
   }
 
   internal func checkOpen(_ operation: StaticString) {
-    precondition(
+    observantPrecondition(
       isOpen,
       "RenderContext.\(operation) of \"\(name)\" was called after its body returned; a context is valid only while its body runs")
   }
