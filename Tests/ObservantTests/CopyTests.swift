@@ -303,3 +303,62 @@ struct CopyTests {
     #expect(child.values == [0, 4])
   }
 }
+
+@Suite("In-place element changes in plain collections of state")
+struct InPlaceElementTests {
+  @Test("an element of a plain [State] field changed in place notifies that element's readers, not the field's")
+  func arrayElementInPlace() {
+    let model = EditorModel()
+    model.state.list = [Item(id: 1), Item(id: 2)]
+    let slot = Shown { model.state.list.map(\.id) }
+    let element = Shown { model.state.list[1].count }
+    model.state.list[1].count += 1
+    #expect(slot.runs == 1)
+    #expect(element.runs == 2)
+    #expect(element.last == 1)
+    model.state.list.append(Item(id: 3))
+    #expect(slot.runs == 2)
+    #expect(slot.last == [1, 2, 3])
+  }
+
+  @Test("a value of a Dictionary<Key, State> field changed in place notifies that value's readers, not the field's")
+  func dictionaryValueInPlace() {
+    let model = EditorModel()
+    model.state.table = [1: Item(id: 1), 2: Item(id: 2)]
+    let slot = Shown { model.state.table.keys.sorted() }
+    let value = Shown { model.state.table[2]?.count }
+    model.state.table[2]?.count += 5
+    #expect(slot.runs == 1)
+    #expect(value.runs == 2)
+    #expect(value.last == 5)
+    model.state.table[3] = Item(id: 3)
+    #expect(slot.runs == 2)
+    #expect(slot.last == [1, 2, 3])
+  }
+
+  @Test("an enum payload edited through a copy of the case notifies the payload's readers, not the enum's")
+  func enumPayloadCopy() {
+    let model = EditorModel()
+    model.state.mode = .editing(Item(id: 1))
+    let slot = Shown { model.state.mode.item?.id }
+    let payload = Shown { model.state.mode.item?.count }
+    transaction {
+      if case .editing(var item) = model.state.mode {
+        item.count += 1
+        model.state.mode = .editing(item)
+      }
+    }
+    #expect(slot.runs == 1)
+    #expect(payload.runs == 2)
+    #expect(payload.last == 1)
+    // Outside a transaction, the write to the detached copy re-runs the live payload's reader
+    // once more (the documented detached-copy rule), before the assignment shows the new value.
+    if case .editing(var item) = model.state.mode {
+      item.count += 1
+      model.state.mode = .editing(item)
+    }
+    #expect(slot.runs == 1)
+    #expect(payload.runs == 4)
+    #expect(payload.last == 2)
+  }
+}

@@ -21,7 +21,15 @@ private final class ReactionProbe: @unchecked Sendable {
 private final class SoakPool: @unchecked Sendable {
   private let lock = Mutex<[(reaction: Reaction, probe: ReactionProbe, reads: (Int, Int))]>([])
   func add(_ reaction: Reaction, _ probe: ReactionProbe, reads: (Int, Int)) { lock.withLock { $0.append((reaction, probe, reads)) } }
-  func takeOne() -> Reaction? { lock.withLock { $0.isEmpty ? nil : $0.removeFirst().reaction } }
+  /// The oldest reaction, once more than `keeping` are live (so some live to the end).
+  func takeOne(keeping: Int) -> Reaction? {
+    lock.withLock { entries in
+      guard entries.filter({ !$0.reaction.isCancelled }).count > keeping,
+        let index = entries.firstIndex(where: { !$0.reaction.isCancelled })
+      else { return nil }
+      return entries[index].reaction
+    }
+  }
   var all: [(reaction: Reaction, probe: ReactionProbe, reads: (Int, Int))] { lock.withLock { $0 } }
 }
 
@@ -73,7 +81,7 @@ struct SoakTests {
           pool.add(reaction, probe, reads: reads)
           created.add(1, ordering: .relaxed)
         case 4:
-          if step % 16 == 4, let reaction = pool.takeOne() {
+          if let reaction = pool.takeOne(keeping: 64) {
             reaction.cancel()
             cancelled.add(1, ordering: .relaxed)
           }

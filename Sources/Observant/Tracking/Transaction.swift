@@ -13,6 +13,7 @@
 ///
 /// Transactions belong to the current thread; writes made on other threads meanwhile form their
 /// own transactions.
+@discardableResult
 public func transaction<Result>(_ body: () throws -> Result) rethrows -> Result {
   let context = TransactionContext.current
   context.begin()
