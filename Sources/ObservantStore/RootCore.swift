@@ -5,7 +5,13 @@ import Observant
 @MainActor
 internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoot {
   /// The state, mutated in place by the reducer.
-  private var state: State
+  ///
+  /// Unchecked: synchronous observers notified by the reducer's writes (`withTracking`'s
+  /// `onChange`, change observers) run after the reducer returns but while `_mutateLiveState`
+  /// still holds the state's address; they may read the state through a store then, which is
+  /// sound (nothing mutates it any more) but would trip the dynamic exclusivity check. A read
+  /// while the reducer itself runs is stopped with a message by `StoreTree.checkNotReducing`.
+  @exclusivity(unchecked) private var state: State
   private let reducer: (inout State, Action) -> Effect<Action>
   private let limits: SendLimits
   /// Whether a commit compares plain state with its value before the reducer ran (state that is
@@ -122,8 +128,10 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     // The root state is live state: reducer writes through its accessors count as "set and set
     // back" candidates, synchronous observers wait until the reducer returns, and a wholesale
     // replacement (`state = saved`) reconciles the readers of what differs.
-    let effect = _mutateLiveState(&state) { reducer(&$0, action) }
-    tree.reducerDidRun()
+    let effect = _mutateLiveState(&state) { state in
+      defer { tree.reducerDidRun() }
+      return reducer(&state, action)
+    }
     actionInReducer = nil
     var examined = tree.commit()
     // The root state itself replaced (`state = State()`), or plain state that changed: the root

@@ -34,7 +34,7 @@ import Observant
 /// scoped from an invalid store is invalid from the start.
 @MainActor
 @dynamicMemberLookup
-public final class Store<State, Action>: Identifiable {
+public final class Store<State, Action> {
   /// Where the state comes from, the store's readers, and its place in the tree.
   internal let core: StoreCore<State, Action>
   /// The stores scoped from this one, by state key path: child stores, and the element stores of
@@ -84,8 +84,6 @@ public final class Store<State, Action>: Identifiable {
     self.core = core
   }
 
-  /// The store's identity: stable, because scopes are cached.
-  public nonisolated var id: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// The diagnostics shared by this store's tree.
   public var diagnostics: StoreDiagnostics { core.tree.diagnostics }
@@ -170,6 +168,24 @@ internal protocol CachedScope: AnyObject {
 
 extension Store: CachedScope {
   var cachedCore: AnyObject { core }
+}
+
+/// A store of `Identifiable` state is identified by its state's id, read without tracking: a row
+/// store's id is its row's id, so a keyed list (`ForEach(rows)`, `forEach(rows, name: { "Row[\($0.id)]" })`)
+/// names and keys its rows without depending on anything. (`store.state.id` would record the
+/// store's identity slot, and re-run the reader when the row is replaced by a new value with the
+/// same id.)
+extension Store: Identifiable where State: Identifiable {
+  /// The id of the store's state, read without tracking. A row store's id is its row's id, for
+  /// the store's whole life (also once invalid). Read on the main actor, as every store member.
+  public nonisolated var id: State.ID {
+    MainActor.assumeIsolated { StateIDOnMainActor(id: withoutTracking { core.lastKnownState.id }) }.id
+  }
+}
+
+/// Carries an id out of `MainActor.assumeIsolated` (it is made and used on the main actor).
+private struct StateIDOnMainActor<ID>: @unchecked Sendable {
+  let id: ID
 }
 
 extension Store: CustomStringConvertible {
