@@ -1,31 +1,44 @@
 import Observant
 
-/// The cache behind `Store.scope(state:action:)` for an identified array: one store per accessed
-/// element, kept in step with the array at each commit.
+/// What `Store.scope(state:action:)` keeps for an identified array: the element stores made so far,
+/// kept in step with the array at each commit.
+///
+/// The scope holds its parent's core (it keeps the parent alive) and the element stores' cores
+/// weakly (each holds the scope). The stores themselves are cached by the parent store
+/// (`CollectionStores`), so that asking twice for an id returns the same store.
 @MainActor
-internal final class CollectionScope<State, Action, ID: Hashable, ElementState, ElementAction>: StoreNode, Examinable {
-  private weak var parent: Store<State, Action>?
-  private let tree: StoreTree
-  private let keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>
-  private let embed: (ID, ElementAction) -> Action
-  private var stores: [ID: Store<ElementState, ElementAction>] = [:]
+internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>: StoreDependent {
+  typealias Element = ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>
+
+  private let parent: StoreCore<ParentState, ParentAction>
+  let tree: StoreTree
+  private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
+  private let embed: (ID, ElementAction) -> ParentAction
+  /// The cores of the element stores made so far, by id.
+  private var elements: [ID: WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
+  /// The parent store's cache of element stores, told when one becomes invalid.
+  weak var stores: CollectionStores<ParentState, ParentAction, ID, ElementState, ElementAction>?
   private var lastStructuralVersion: UInt64 = 0
   private var lastIDsVersion: UInt64 = 0
-  private var observer: ChangeObserver!
+  private var observer: ChangeObserver?
   /// The ids slot: callers of `scope(state:action:)` depend on it; it notifies when the ids or
   /// their order change. Made on the first tracked read.
   private var registrar: TrackingRegistrar?
   let examinationOrder: Int
-  private var isValid = true
+  private(set) var isValid: Bool
+  /// Which ids disappeared at recent commits, for snapshots taken before.
+  private(set) var removals = RemovalLog<ID>()
   /// The collection's place in the tree; its element stores add their id.
-  private let location: StoreLocation
+  let location: StoreLocation
+  /// Where the array is from the root, if writable: the structural journal is started through it.
+  private let journalPath: AnyKeyPath?
 
   private static var idsField: InternalField { InternalField(0, name: "ids", owner: CollectionScope.self) }
 
   init(
-    parent: Store<State, Action>,
-    keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
-    embed: @escaping (ID, ElementAction) -> Action
+    parent: StoreCore<ParentState, ParentAction>,
+    keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
+    embed: @escaping (ID, ElementAction) -> ParentAction
   ) {
     self.parent = parent
     self.tree = parent.tree
@@ -33,17 +46,21 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
-    let parentState = parent.currentStateIfPresent
-    self.location = withoutTracking {
-      parentState.map { parentLocation.appending(keyPath, reading: $0) } ?? parentLocation
-    }
-    self.observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
-    if let parentState {
-      let elements = track(parentState)
-      lastStructuralVersion = elements.structuralVersion
-      lastIDsVersion = elements.idsVersion
-      startJournal(elements)
-    }
+    let parentState = parent.presentState
+    let named = parentState ?? parent.lastKnownState
+    self.location = withoutTracking { parentLocation.appending(keyPath, reading: named) }
+    self.journalPath =
+      (keyPath is WritableKeyPath<ParentState, IdentifiedArray<ID, ElementState>>)
+      ? parent.pathFromRoot?.appending(path: keyPath) : nil
+    self.isValid = parentState != nil
+    guard let parentState else { return }
+    let observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
+    self.observer = observer
+    let elements = observer.track { parentState[keyPath: keyPath] }
+    lastStructuralVersion = elements.structuralVersion
+    lastIDsVersion = elements.idsVersion
+    startJournal(elements)
+    parent.addDependent(self, for: keyPath)
   }
 
   /// Records, in the current tracking scope, a dependency on the ids.
@@ -54,54 +71,77 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     registrar.access(Self.idsField)
   }
 
-  /// Reads the array from `parentState`, recording the slots it depends on.
-  private func track(_ parentState: State) -> IdentifiedArray<ID, ElementState> {
-    observer.track { parentState[keyPath: keyPath] }
+  /// The current element with `id`, navigated from the root without recording; `nil` if absent.
+  func currentElement(_ id: ID) -> ElementState? {
+    guard isValid else { return nil }
+    return withoutTracking { parent.presentState?[keyPath: keyPath][id: id] }
+  }
+
+  /// Sends the action of the element store for `id` to the parent.
+  func deliver(_ action: ElementAction, from id: ID) {
+    parent.deliver(embed(id, action))
   }
 
   /// Asks the array to record which ids its structural changes remove or replace, so commits can
-  /// examine just those stores. Needs a writable path; changes no version, notifies nobody.
+  /// examine just those stores. Needs a writable path from the root (through child and optional
+  /// scopes; not through an element, whose arrays get every cached store examined instead).
+  /// Changes no version, notifies nobody.
   private func startJournal(_ elements: IdentifiedArray<ID, ElementState>) {
-    guard !elements.isRecordingStructuralChanges,
-      let writable = keyPath as? WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
-      let parent
-    else { return }
+    guard !elements.isRecordingStructuralChanges, let journalPath, let root = tree.root else { return }
     // Through a key path the accessors run get-then-set: keep the get out of the caller's scope.
-    _ = withoutTracking { parent.modifyState { $0[keyPath: writable].recordStructuralChanges() } }
-  }
-
-  /// The store for `id`: cached, or made now. An id absent from the current state (a snapshot
-  /// that outlived its row) gets an invalid store showing `fallback`, which is not cached.
-  func store(for id: ID, fallback: ElementState) -> Store<ElementState, ElementAction> {
-    if let cached = stores[id] { return cached }
-    let keyPath = self.keyPath
-    let current = withoutTracking { parent?.currentStateIfPresent?[keyPath: keyPath][id: id] }
-    let link = ElementLink(
-      parent: parent, scope: self, keyPath: keyPath, id: id, embed: embed, collectionLocation: location)
-    let store = Store(tree: tree, link: link, initialState: current ?? fallback)
-    guard isValid, current != nil else {
-      store.invalidate()
-      return store
+    _ = withoutTracking {
+      root.modifyLiveState(at: journalPath) { (array: inout IdentifiedArray<ID, ElementState>) in
+        array.recordStructuralChanges()
+      }
     }
-    stores[id] = store
-    return store
   }
 
-  /// Drops `store` from the cache if it is the one cached for `id`.
-  func forget(_ id: ID, _ store: Store<ElementState, ElementAction>) {
-    if stores[id] === store { stores[id] = nil }
+  // MARK: Element stores
+
+  /// How a snapshot's position for `id`, showing `shown`, taken at removal epoch `epoch`, relates
+  /// to the current state: the row it showed is still there (maybe changed or replaced by a new
+  /// value in place), or it is gone (removed at a commit since, even if the id is back).
+  func resolve(_ id: ID, showing shown: ElementState, since epoch: Int) -> ElementState? {
+    guard let current = currentElement(id) else { return nil }
+    switch removals.wasRemoved(id, since: epoch) {
+    case false?: return current
+    case true?: return nil
+    case nil:
+      // Older than the record: the same instance is the same row; a new one is taken for new.
+      guard let before = instanceIdentity(of: shown), let now = instanceIdentity(of: current) else { return current }
+      return before == now ? current : nil
+    }
   }
 
-  /// The array's structure changed (or its slot was replaced): examine the stores of removed and
-  /// replaced elements only, when the journal can tell which; otherwise every cached store. Tell
-  /// the callers of `scope` if the ids changed.
+  /// A new core for the element `id`: valid and examined from now on when `current` is the row's
+  /// current state, otherwise invalid and showing `shown`.
+  func makeElement(_ id: ID, current: ElementState?, shown: ElementState) -> Element {
+    guard let current, isValid else {
+      return Element(collection: self, id: id, showing: shown, isValid: false)
+    }
+    let element = Element(collection: self, id: id, showing: current, isValid: true)
+    elements[id] = WeakElement(core: element)
+    return element
+  }
+
+  /// Forgets the element store `core` made for `id` (it became invalid).
+  func forget(_ id: ID, _ core: Element) {
+    if elements[id]?.core === core { elements[id] = nil }
+    stores?.forget(id, core)
+  }
+
+  // MARK: Commit
+
+  /// The array's structure changed (or its slot was replaced, or the parent's state): examine the
+  /// stores of removed and replaced elements only, when the journal can tell which; otherwise
+  /// every element store. Tell the callers of `scope` if the ids changed.
   func examine() -> Int {
-    guard isValid else { return 0 }
-    guard let parent, let parentState = parent.currentStateIfPresent else {
+    guard isValid, let observer else { return 0 }
+    guard let parentState = parent.presentState else {
       invalidate()
       return 1
     }
-    let elements = track(parentState)
+    let elements = observer.track { parentState[keyPath: keyPath] }
     defer {
       lastStructuralVersion = elements.structuralVersion
       lastIDsVersion = elements.idsVersion
@@ -112,32 +152,83 @@ internal final class CollectionScope<State, Action, ID: Hashable, ElementState, 
     guard elements.structuralVersion != lastStructuralVersion else { return 1 }
     var examined = 1
     if let changes = elements.structuralChanges(since: lastStructuralVersion) {
+      removals.record(Set(changes.removed.lazy.filter { elements.index(id: $0) == nil }))
       var seen = Set<ID>()
-      for id in changes.removed + changes.replaced where stores[id] != nil && seen.insert(id).inserted {
-        examined += examineStore(id, in: elements)
+      for id in changes.removed + changes.replaced where self.elements[id] != nil && seen.insert(id).inserted {
+        examined += examineElement(id, in: elements)
       }
     } else {
-      for id in Array(stores.keys) { examined += examineStore(id, in: elements) }
+      removals.record(nil)
+      for id in Array(self.elements.keys) { examined += examineElement(id, in: elements) }
       startJournal(elements)
     }
     return examined
   }
 
-  private func examineStore(_ id: ID, in elements: IdentifiedArray<ID, ElementState>) -> Int {
-    guard let store = stores[id] else { return 0 }
-    if let element = elements[id: id] {
-      return 1 + store.acceptCommittedState(element)
+  private func examineElement(_ id: ID, in elements: IdentifiedArray<ID, ElementState>) -> Int {
+    guard let core = self.elements[id]?.core else {
+      self.elements[id] = nil
+      return 0
     }
-    store.invalidate()
+    if let element = elements[id: id] {
+      return 1 + core.acceptCommittedState(element)
+    }
+    core.invalidate()
     return 1
   }
 
   func invalidate() {
     guard isValid else { return }
     isValid = false
-    observer.cancel()
-    let cached = stores.values
+    observer?.cancel()
+    observer = nil
+    parent.removeDependent(self, for: keyPath)
+    let cores = elements.values.compactMap { $0.core }
+    elements = [:]
+    for core in cores { core.invalidate() }
+    stores?.forgetAll()
+  }
+}
+
+/// A weak reference to an element store's core.
+internal struct WeakElement<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
+  weak var core: ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>?
+}
+
+/// The instance identity of `value`, if its type has one (`ObservableState` does).
+private func instanceIdentity<Value>(of value: Value) -> InstanceIdentity? {
+  (value as? any InstanceIdentifiable)?.instanceIdentity
+}
+
+/// A parent store's cache of the element stores of one collection scope, by id: asking twice for
+/// an id returns the same store while its row lives.
+@MainActor
+internal final class CollectionStores<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
+  let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
+  private var stores: [ID: Store<ElementState, ElementAction>] = [:]
+
+  init(scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>) {
+    self.scope = scope
+    scope.stores = self
+  }
+
+  /// The store for the row a snapshot showed at a position: `shown`, with `id`, at the scope's
+  /// removal epoch `epoch`. The cached store (or a new one) while that row is still in the array;
+  /// otherwise an invalid store showing `shown`, not cached.
+  func store(for id: ID, showing shown: ElementState, since epoch: Int) -> Store<ElementState, ElementAction> {
+    let current = scope.resolve(id, showing: shown, since: epoch)
+    if current != nil, let cached = stores[id], cached.isValid { return cached }
+    let store = Store(core: scope.makeElement(id, current: current, shown: shown))
+    if store.isValid { stores[id] = store }
+    return store
+  }
+
+  /// Drops the store of `core` (it became invalid).
+  func forget(_ id: ID, _ core: AnyObject) {
+    if let cached = stores[id], cached.core === core { stores[id] = nil }
+  }
+
+  func forgetAll() {
     stores = [:]
-    for store in cached { store.invalidate() }
   }
 }

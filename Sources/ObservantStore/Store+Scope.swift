@@ -6,7 +6,8 @@ extension Store {
   ///
   /// Cached by key path: scoping the same key path again returns the same store (with the action
   /// embedding of the first call). The child's readers hear when the child is replaced by a new
-  /// value; its own fields notify their readers directly.
+  /// value; its own fields notify their readers directly. The child store keeps this store (and
+  /// the root) alive. Scoped from an invalid store, the child store is invalid from the start.
   ///
   /// - Complexity: O(1) once cached.
   public func scope<ChildState, ChildAction>(
@@ -14,14 +15,12 @@ extension Store {
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction> {
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
-    let writable = keyPath as? WritableKeyPath<State, ChildState>
     // Read without tracking: a body that scopes a child does not depend on the child's slot (the
     // child store tells its own readers when the child is replaced).
-    let initialState = withoutTracking { currentState[keyPath: keyPath] }
+    let initialState = withoutTracking { core.currentState[keyPath: keyPath] }
     return makeScopedStore(
-      key: keyPath, initialState: initialState,
-      extract: { $0[keyPath: keyPath] }, embed: embed,
-      modify: writable.map { writable in { state, body in body(&state[keyPath: writable]) } })
+      key: keyPath, initialState: initialState, extract: { $0[keyPath: keyPath] }, embed: embed,
+      writablePath: keyPath as? WritableKeyPath<State, ChildState>)
   }
 
   /// A store for the optional child state at `keyPath` while it is present, `nil` while it is
@@ -37,18 +36,11 @@ extension Store {
     state keyPath: KeyPath<State, ChildState?>,
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>? {
-    guard isValid, let present = state[keyPath: keyPath] else { return nil }
+    guard isValid, let present = core.read({ $0[keyPath: keyPath] }) else { return nil }
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
-    let writable = keyPath as? WritableKeyPath<State, ChildState?>
     return makeScopedStore(
-      key: keyPath, initialState: present,
-      extract: { $0[keyPath: keyPath] }, embed: embed,
-      modify: writable.map { writable in
-        { state, body in
-          guard state[keyPath: writable] != nil else { return }
-          body(&state[keyPath: writable]!)
-        }
-      })
+      key: keyPath, initialState: present, extract: { $0[keyPath: keyPath] }, embed: embed,
+      writablePath: (keyPath as? WritableKeyPath<State, ChildState?>)?.appending(path: \ChildState?.unsafelyUnwrappedChild))
   }
 
   private func makeScopedStore<ChildState, ChildAction>(
@@ -56,18 +48,13 @@ extension Store {
     initialState: ChildState,
     extract: @escaping (State) -> ChildState?,
     embed: @escaping (ChildAction) -> Action,
-    modify: ((inout State, (inout ChildState) -> Void) -> Void)?
+    writablePath: AnyKeyPath?
   ) -> Store<ChildState, ChildAction> {
-    let parentLocation = location
-    let childLocation = withoutTracking { parentLocation.appending(key, reading: currentState) }
-    let link = ScopeLink(
-      parent: self, key: key, extract: extract, embed: embed, modifyChild: modify, location: childLocation)
-    let child = Store<ChildState, ChildAction>(tree: tree, link: link, initialState: initialState)
-    scopes[key] = child
-    child.watchSlots { [weak self] (observer: ChangeObserver) -> ChildState? in
-      guard let self, let parentState = self.currentStateIfPresent else { return nil }
-      return observer.track { extract(parentState) }
-    }
+    let child = Store<ChildState, ChildAction>(
+      core: ChildScope(
+        parentStore: self, key: key, initialState: initialState, extract: extract, embed: embed,
+        writablePath: writablePath))
+    if child.isValid { scopes[key] = child }
     return child
   }
 
@@ -83,30 +70,43 @@ extension Store {
   ///
   /// At each commit that changes the array's structure, only the stores of removed or replaced
   /// elements are examined (through the array's structural journal, which the scope starts when
-  /// `keyPath` is writable; a read-only path examines every cached store instead). A store whose
-  /// element is gone becomes invalid; a store whose element was replaced by a new value with the
-  /// same id tells its readers.
+  /// the path from the root to the array is writable; otherwise every cached store is examined).
+  /// A store whose element is gone becomes invalid; a store whose element was replaced by a new
+  /// value with the same id tells its readers.
   ///
   /// - Complexity: O(1) to create the collection; O(1) per element store once cached.
   public func scope<ID: Hashable, ElementState, ElementAction>(
     state keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
     action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
-    let collectionScope: CollectionScope<State, Action, ID, ElementState, ElementAction>
-    if let cached = scopes[keyPath] as? CollectionScope<State, Action, ID, ElementState, ElementAction> {
-      collectionScope = cached
+    typealias Stores = CollectionStores<State, Action, ID, ElementState, ElementAction>
+    let stores: Stores
+    if let cached = scopes[keyPath] as? Stores, cached.scope.isValid {
+      stores = cached
     } else {
-      collectionScope = CollectionScope(parent: self, keyPath: keyPath, embed: embed)
-      scopes[keyPath] = collectionScope
+      stores = Stores(scope: CollectionScope(parent: core, keyPath: keyPath, embed: embed))
+      if stores.scope.isValid { scopes[keyPath] = stores }
     }
+    let epoch = stores.scope.removals.epoch
     guard isValid else {
-      return StoreCollection(elements: withoutTracking { state[keyPath: keyPath] }, storeFor: collectionScope.store(for:fallback:))
+      let elements = withoutTracking { core.lastKnownState[keyPath: keyPath] }
+      return StoreCollection(elements: elements, epoch: epoch, stores: stores)
     }
     // The caller depends on the ids (the scope's slot) and on this store's identity.
-    let elements = withTrackingGuard(readGuardForScopes) {
-      collectionScope.recordIDsRead()
-      return withoutTracking { currentState[keyPath: keyPath] }
+    let elements = withTrackingGuard(core.guardForReads) {
+      core.recordIdentityRead()
+      stores.scope.recordIDsRead()
+      return withoutTracking { core.currentState[keyPath: keyPath] }
     }
-    return StoreCollection(elements: elements, storeFor: collectionScope.store(for:fallback:))
+    return StoreCollection(elements: elements, epoch: epoch, stores: stores)
+  }
+}
+
+extension Optional {
+  /// The wrapped value, for the writable path of an optional scope: reached only through a store
+  /// whose child is present (the scope is invalid once it is `nil`).
+  fileprivate var unsafelyUnwrappedChild: Wrapped {
+    get { self! }
+    set { self = newValue }
   }
 }

@@ -13,52 +13,34 @@ import Observant
 /// `ObservableState`, a read inside a tracking scope (a `Reaction`, a render) depends on exactly the
 /// fields it touched; reading a scoped store's state never subscribes the reader to the parent's
 /// collection or slot, only to what identity requires (the store notifies its readers when its
-/// element is replaced by a new value).
+/// element is replaced by a new value). Plain state (not `ObservableState`) is read as a whole: its
+/// readers re-run when it changed, compared with `==` when it is `Equatable`.
 ///
-/// **Sending.** `send` runs the reducer on the state in place as one transaction: the scopes whose
-/// slots changed are examined once (the commit), then reactions that depend on what changed re-run,
-/// each once. Actions sent while another is being processed (from a reducer, an effect or a
-/// reaction) are queued and processed after it.
+/// **Sending.** `send` runs the reducer on the state in place and commits; see `send(_:)` for how
+/// the actions it leads to are batched. A reducer must not read its store (or any store of its
+/// tree) while it runs: it has the state as its `inout` parameter, and a read through a store would
+/// be a simultaneous access to it. Doing so stops the program with a message naming the store.
 ///
 /// **Scoping.** `scope(state:action:)` returns a child store, an optional child store, or a lazy
 /// `StoreCollection` of per-element stores. Scopes are cached: scoping the same key path again
-/// (and, for collections, asking for the same id) returns the same store.
+/// (and, for collections, asking for the same id) returns the same store. A scoped store keeps its
+/// parent and root alive: `Store(...).scope(...)` is a working store on its own, and the tree (and
+/// its running effects) goes away with the last of its stores.
 ///
 /// **Invalidation.** When a row or optional child disappears at a commit, its store (and every
 /// store scoped from it) becomes invalid at that commit: its state reads return the last valid
 /// value, `send` is dropped and reported to `diagnostics`, reads record nothing (so nothing re-runs
-/// because of it), and the parent's cache forgets it (the same id later gets a new store).
+/// because of it), and the parent's cache forgets it (the same id later gets a new store). A store
+/// scoped from an invalid store is invalid from the start.
 @MainActor
 @dynamicMemberLookup
-public final class Store<State, Action>: Identifiable {
-  internal let tree: StoreTree
-  internal let examinationOrder: Int
-  private let link: StoreLink<State, Action>
-
-  /// Whether the store's state still exists. Once `false`, it stays `false`.
-  public private(set) var isValid = true
-  /// Scoped stores: the last state read through the store (or committed, or created with), what
-  /// an invalid store shows. The root never caches: it cannot become invalid, and a cached copy
-  /// would make the next in-place mutation of a collection in the state copy it.
-  private var cachedState: State?
-  /// The identity slot: readers record it; it notifies when the state is replaced by a new
-  /// value. Made on the first tracked read.
-  private var registrar: TrackingRegistrar?
-  /// Guards the reads made through this store (see `TrackingGuard`); made on the first tracked
-  /// read, invalidated with the store.
-  private var readGuard: TrackingGuard?
-  private var identity: ObservableStateID?
-
-  /// Cached scopes, by state key path.
-  internal var scopes: [AnyKeyPath: any StoreNode] = [:]
-  /// Watches the parent slots this store's state is read from (child and optional scopes).
-  private var slotObserver: ChangeObserver?
-  /// Re-reads the state from the parent while recording the slots it depends on.
-  private var trackSlots: ((ChangeObserver) -> State?)?
-  /// Present on root stores only.
-  private let root: RootProcessor<State, Action>?
-
-  private static var identityField: InternalField { InternalField(0, name: "state", owner: Store.self) }
+public final class Store<State, Action> {
+  /// Where the state comes from, the store's readers, and its place in the tree.
+  internal let core: StoreCore<State, Action>
+  /// The stores scoped from this one, by state key path: child stores, and the element stores of
+  /// each collection (`CollectionStores`). Held here, not by the core, so that a scoped store can
+  /// hold its parent's core without a cycle.
+  internal var scopes: [AnyKeyPath: AnyObject] = [:]
 
   // MARK: Creating
 
@@ -69,55 +51,45 @@ public final class Store<State, Action>: Identifiable {
   ///   - reducer: mutates the state for an action, in place, and returns follow-up work.
   ///   - diagnostics: receives reports of dropped actions and per-commit statistics; shared by
   ///     every store scoped from this one. Printing to standard error by default.
-  ///   - maximumActionsPerSend: how many actions one `send` may process, counting the actions
-  ///     that reducers, `.send` effects and reactions re-run by its commits send while it runs.
-  ///     Past it the store drops what is still queued and reports `.runawayActions`: something
-  ///     that sends an action for every action it sees would otherwise never return. Must be
-  ///     positive.
+  ///   - maximumActionsPerSend: how many actions one `send` may process in all, counting those
+  ///     that reducers, `.send` effects and reactions send while it runs. Only a send that would
+  ///     never end reaches the default (a reducer or effect that queues an action for every action
+  ///     it processes): legitimate bursts of many thousands of actions run to the end. Past it, the
+  ///     store drops what is still queued and reports `.runawayActions`. Must be positive.
+  ///   - maximumReactionRoundsPerSend: how many rounds of actions sent by reactions one `send` may
+  ///     process (see `send(_:)`). A reaction that sends an action whenever what it reads changes,
+  ///     and reads what that action changes, would never settle: it is stopped here, after as many
+  ///     rounds as `Reaction.maximumFlushRounds` allows a flush by default, and reported as
+  ///     `.runawayActions`. Work done within a round (any number of actions sent by reducers,
+  ///     effects, or one run of a reaction) does not count. Must be positive.
   public init(
     initialState: State,
     reducer: @escaping (inout State, Action) -> Effect<Action>,
     diagnostics: StoreDiagnostics = StoreDiagnostics(),
-    maximumActionsPerSend: Int = 1_000
+    maximumActionsPerSend: Int = 1_000_000,
+    maximumReactionRoundsPerSend: Int = 100
   ) {
-    precondition(maximumActionsPerSend > 0, "Store: maximumActionsPerSend must be positive, got \(maximumActionsPerSend)")
-    let tree = StoreTree(diagnostics: diagnostics)
-    let root = RootProcessor(
-      state: initialState, reducer: reducer, tree: tree, maximumActionsPerSend: maximumActionsPerSend)
-    self.tree = tree
-    self.examinationOrder = tree.makeOrder()
-    self.root = root
-    self.link = RootLink(root)
-    self.identity = observableStateID(of: initialState)
-    diagnostics.recordStoreCreated()
-    root.store = self
+    observantPrecondition(
+      maximumActionsPerSend > 0, "Observant: Store's maximumActionsPerSend must be positive, got \(maximumActionsPerSend)")
+    observantPrecondition(
+      maximumReactionRoundsPerSend > 0,
+      "Observant: Store's maximumReactionRoundsPerSend must be positive, got \(maximumReactionRoundsPerSend)")
+    self.core = RootCore(
+      state: initialState, reducer: reducer, diagnostics: diagnostics,
+      limits: SendLimits(actions: maximumActionsPerSend, reactionRounds: maximumReactionRoundsPerSend))
   }
 
-  /// A scoped store, reaching its state through `link`.
-  internal init(tree: StoreTree, link: StoreLink<State, Action>, initialState: State) {
-    self.tree = tree
-    self.examinationOrder = tree.makeOrder()
-    self.root = nil
-    self.link = link
-    self.cachedState = initialState
-    self.identity = observableStateID(of: initialState)
-    tree.diagnostics.recordStoreCreated()
+  /// A scoped store over `core`.
+  internal init(core: StoreCore<State, Action>) {
+    self.core = core
   }
 
-  deinit {
-    root?.tasks.cancelAll()
-  }
-
-  /// The store's identity: stable, because scopes are cached.
-  public nonisolated var id: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// The diagnostics shared by this store's tree.
-  public var diagnostics: StoreDiagnostics { tree.diagnostics }
+  public var diagnostics: StoreDiagnostics { core.tree.diagnostics }
 
-  /// Where the store is in its tree, e.g. `root.rows[id: 7]` (for diagnostics).
-  internal var path: String { link.path }
-  /// Where this store is; scopes below it extend it (an element store's is its collection's).
-  internal var location: StoreLocation { link.location }
+  /// Whether the store's state still exists. Once `false`, it stays `false`.
+  public var isValid: Bool { core.isValid }
 
   // MARK: Reading
 
@@ -129,22 +101,19 @@ public final class Store<State, Action>: Identifiable {
   /// counting once the store is invalid, use `withState(_:)` or dynamic member reads
   /// (`store.count`).
   public var state: State {
-    guard isValid else { return lastKnownState }
-    if isTrackingAccesses { withTrackingGuard(makeReadGuard()) { recordIdentityRead() } }
-    return currentState
+    core.recordIdentityRead()
+    return core.currentState
   }
 
   /// Reads a field of the state through the store: inside a tracking scope it depends on that
   /// field and on the store's identity, under the store's guard (once the store is invalid, the
   /// read stops driving the reader). An invalid store answers from its last state and records
   /// nothing.
+  ///
+  /// - Complexity: O(1) for a row store read again before the next action (its row is kept per
+  ///   action); otherwise the path from the root is walked once.
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
-    guard isValid else { return withoutTracking { lastKnownState[keyPath: keyPath] } }
-    guard isTrackingAccesses else { return currentState[keyPath: keyPath] }
-    return withTrackingGuard(makeReadGuard()) {
-      recordIdentityRead()
-      return currentState[keyPath: keyPath]
-    }
+    core.read { $0[keyPath: keyPath] }
   }
 
   /// Runs `body` with the current state, recording every tracked read it makes through the store
@@ -152,148 +121,73 @@ public final class Store<State, Action>: Identifiable {
   /// stop driving the reader once the store is invalid. An invalid store passes its last state and
   /// records nothing.
   public func withState<Result>(_ body: (State) throws -> Result) rethrows -> Result {
-    guard isValid else { return try withoutTracking { try body(lastKnownState) } }
-    guard isTrackingAccesses else { return try body(currentState) }
-    return try withTrackingGuard(makeReadGuard()) {
-      recordIdentityRead()
-      return try body(currentState)
-    }
-  }
-
-  private func recordIdentityRead() {
-    let registrar = self.registrar ?? TrackingRegistrar()
-    self.registrar = registrar
-    registrar.access(Self.identityField)
-  }
-
-  /// The guard for reads a scope makes on the store's behalf.
-  internal var readGuardForScopes: TrackingGuard { makeReadGuard() }
-
-  private func makeReadGuard() -> TrackingGuard {
-    if let readGuard { return readGuard }
-    let made = TrackingGuard()
-    readGuard = made
-    return made
-  }
-
-  /// The current state for a reader: navigated from the root without tracking, and kept as the
-  /// value to show if the store becomes invalid (scoped stores only).
-  internal var currentState: State {
-    guard isValid, let state = withoutTracking(link.read) else { return lastKnownState }
-    if root == nil { cachedState = state }
-    return state
-  }
-
-  /// The current state for navigation to a scoped store, or `nil` if it is gone. Nothing is
-  /// cached: a store whose state holds the collection being mutated must not keep a copy of it.
-  internal var currentStateIfPresent: State? {
-    guard isValid else { return nil }
-    return withoutTracking(link.read)
-  }
-
-  /// What the store shows once invalid (for the root, always the current state).
-  private var lastKnownState: State {
-    if let cachedState { return cachedState }
-    return withoutTracking(link.read)!
-  }
-
-  /// Mutates the state in place through the tree, when the path allows writing.
-  internal func modifyState(_ body: (inout State) -> Void) -> Bool {
-    isValid && link.modify(body)
+    try core.read(body)
   }
 
   // MARK: Sending
 
-  /// Sends an action: runs the reducer as one transaction, commits, re-runs what depends on the
-  /// change, then processes any effects.
+  /// Sends an action: runs the reducer on the state in place, commits, re-runs what depends on
+  /// the change, and processes what follows, before returning.
   ///
-  /// An action sent to an invalid store (its row was removed, its child dismissed) or to a store
-  /// whose root is gone is dropped and reported to `diagnostics`; nothing else happens.
+  /// **Batching.** Actions sent while the store is busy (by a reducer, a `.send` effect, or a
+  /// reaction) are queued, not nested, and processed in the order sent. A send is processed in
+  /// rounds, each one transaction: the action, then every action that its reducers and `.send`
+  /// effects queue, each reduced and committed in turn; when the round ends, the reactions that
+  /// depend on what changed re-run, once each, however many actions the round processed. The
+  /// actions those reactions send make the next round, and so on until nothing is queued. So a
+  /// reader re-runs once per send, plus once per round of actions that reactions sent (a reaction
+  /// must see a change before it can send in answer).
+  ///
+  /// **Limits.** A send stops with a `.runawayActions` diagnostic after `maximumActionsPerSend`
+  /// actions, or after `maximumReactionRoundsPerSend` rounds of actions sent by reactions (a
+  /// reaction that answers every change with an action that changes what it reads). What ran is
+  /// committed; what was still queued is dropped.
+  ///
+  /// **Invalid stores.** An action sent to an invalid store (its row was removed, its child
+  /// dismissed) is dropped and reported to `diagnostics`; nothing else happens.
+  ///
+  /// A reducer must not read a store of its tree (see the type's documentation); it may send to
+  /// one (the action is queued).
   public func send(_ action: Action) {
-    guard isValid else {
-      tree.diagnostics.report(
-        StoreDiagnostic(
-          kind: .actionSentToInvalidStore,
-          message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
-      return
-    }
-    if !link.forward(action) {
-      tree.diagnostics.report(
-        StoreDiagnostic(
-          kind: .actionSentToDeallocatedStore,
-          message: "Observant: dropped action \(action) sent to store \(describedPath): its root store was deallocated."))
-    }
+    core.send(action)
   }
 
-  internal var describedPath: String { "\(path) (\(State.self))" }
+  // MARK: Scope cache
 
-  // MARK: Commit
-
-  /// Re-checks this store's state after a slot it was read from changed: invalidates it if the
-  /// state is gone, notifies its readers if it was replaced, and re-records the slots.
-  /// Returns how many stores were examined.
-  internal func examineScopedState() -> Int {
-    guard isValid, let observer = slotObserver, let trackSlots else { return 0 }
-    guard let state = trackSlots(observer) else {
-      invalidate()
-      return 1
-    }
-    return 1 + acceptCommittedState(state)
+  /// Forgets the store cached at `key` if its core is `core` (it became invalid).
+  internal func forgetScope(at key: AnyKeyPath, ifItIs core: AnyObject) {
+    if let cached = scopes[key] as? any CachedScope, cached.cachedCore === core { scopes[key] = nil }
   }
-
-  /// Records `state` as current after a commit; if its identity changed, tells readers and
-  /// re-examines the scopes cached under it (their slots belonged to the old value).
-  /// Returns how many further stores were examined.
-  @discardableResult
-  internal func acceptCommittedState(_ state: State) -> Int {
-    if root == nil { cachedState = state }
-    let newIdentity = observableStateID(of: state)
-    // Observable state with the same identity reports its own field changes; anything else that
-    // reached here (a new value, or plain state whose slot changed) is news for the readers.
-    if let newIdentity, newIdentity == identity { return 0 }
-    identity = newIdentity
-    registrar?.notifyChange(of: Self.identityField)
-    var examined = 0
-    for scope in scopes.values {
-      if let examinable = scope as? any Examinable { examined += examinable.examine() }
-    }
-    return examined
-  }
-
-  /// Starts watching the parent slots of a child or optional scope.
-  internal func watchSlots(_ trackSlots: @escaping (ChangeObserver) -> State?) {
-    let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
-    self.slotObserver = observer
-    self.trackSlots = trackSlots
-    _ = trackSlots(observer)
-  }
-
-  // MARK: Internals for the root
-
-  internal var rootProcessor: RootProcessor<State, Action>? { root }
 }
 
-extension Store: StoreNode {
-  internal func invalidate() {
-    guard isValid else { return }
-    isValid = false
-    readGuard?.invalidate()
-    slotObserver?.cancel()
-    slotObserver = nil
-    trackSlots = nil
-    link.detach(self)
-    let cached = scopes.values
-    scopes = [:]
-    for scope in cached { scope.invalidate() }
+/// A store in a parent's scope cache, whatever its types.
+@MainActor
+internal protocol CachedScope: AnyObject {
+  var cachedCore: AnyObject { get }
+}
+
+extension Store: CachedScope {
+  var cachedCore: AnyObject { core }
+}
+
+/// A store of `Identifiable` state is identified by its state's id, read without tracking: a row
+/// store's id is its row's id, so a keyed list (`ForEach(rows)`, `forEach(rows, name: { "Row[\($0.id)]" })`)
+/// names and keys its rows without depending on anything. (`store.state.id` would record the
+/// store's identity slot, and re-run the reader when the row is replaced by a new value with the
+/// same id.)
+extension Store: Identifiable where State: Identifiable {
+  /// The id of the store's state, read without tracking. A row store's id is its row's id, for
+  /// the store's whole life (also once invalid). Read on the main actor, as every store member.
+  public nonisolated var id: State.ID {
+    MainActor.assumeIsolated { StateIDOnMainActor(id: withoutTracking { core.lastKnownState.id }) }.id
   }
+}
+
+/// Carries an id out of `MainActor.assumeIsolated` (it is made and used on the main actor).
+private struct StateIDOnMainActor<ID>: @unchecked Sendable {
+  let id: ID
 }
 
 extension Store: CustomStringConvertible {
   public nonisolated var description: String { "Store<\(State.self), \(Action.self)>" }
-}
-
-extension Store: Examinable {
-  /// Child and optional scopes examine themselves (element stores are examined by their
-  /// collection scope, root stores when they process an action).
-  internal func examine() -> Int { examineScopedState() }
 }

@@ -8,18 +8,30 @@ import Observant
 /// 3 stores). Stores are `Identifiable`, so a keyed `ForEach` can use them directly.
 ///
 /// Accessing a position whose row has since been removed does not crash: it returns that row's
-/// store, invalid, showing the row as it was in the snapshot. Positions outside the snapshot are
-/// out of bounds, as for any collection; `store(at:)` returns `nil` for them instead.
+/// store, invalid, showing the row as it was in the snapshot — also when a new row with the same
+/// id has been added since (the snapshot's row is still gone). Positions outside the snapshot are
+/// out of bounds, as for any collection (a clear message, also in release builds); `store(at:)`
+/// returns `nil` for them instead.
 public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: RandomAccessCollection {
   private let elements: IdentifiedArray<ID, ElementState>
-  private let storeFor: (ID, ElementState) -> Store<ElementState, ElementAction>
+  /// The collection scope's removal epoch when the snapshot was taken.
+  private let epoch: Int
+  private let stores: AnyObject
+  private let storeFor: (ID, ElementState, Int) -> Store<ElementState, ElementAction>
 
-  internal init(
-    elements: IdentifiedArray<ID, ElementState>,
-    storeFor: @escaping (ID, ElementState) -> Store<ElementState, ElementAction>
+  internal init<ParentState, ParentAction>(
+    elements: IdentifiedArray<ID, ElementState>, epoch: Int,
+    stores: CollectionStores<ParentState, ParentAction, ID, ElementState, ElementAction>
   ) {
     self.elements = elements
-    self.storeFor = storeFor
+    self.epoch = epoch
+    self.stores = stores
+    self.storeFor = { [unowned stores] id, shown, epoch in
+      let access = UncheckedAccess(stores: stores, id: id, shown: shown)
+      return MainActor.assumeIsolated {
+        UncheckedStore(store: access.stores.store(for: access.id, showing: access.shown, since: epoch))
+      }.store
+    }
   }
 
   public var startIndex: Int { 0 }
@@ -34,8 +46,8 @@ public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: Random
   /// - Complexity: O(1).
   public subscript(position: Int) -> Store<ElementState, ElementAction> {
     guard let store = store(at: position) else {
-      preconditionFailure(
-        "StoreCollection index \(position) is out of bounds 0..<\(count) (the snapshot's size); use store(at:) for a checked access")
+      observantFatalError(
+        "Observant: StoreCollection index \(position) is out of bounds 0..<\(count) (the snapshot's size); use store(at:) for a checked access")
     }
     return store
   }
@@ -44,8 +56,7 @@ public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: Random
   public func store(at position: Int) -> Store<ElementState, ElementAction>? {
     guard position >= 0 && position < elements.count else { return nil }
     // Stores live on the main actor; a collection of them is used there (a ForEach, a data source).
-    let access = UncheckedAccess(storeFor: storeFor, id: elements.ids[position], element: elements[position])
-    return MainActor.assumeIsolated { UncheckedStore(store: access.storeFor(access.id, access.element)) }.store
+    return storeFor(elements.ids[position], elements[position], epoch)
   }
 
   /// The store of the element with `id`, or `nil` if the snapshot has no such element.
@@ -57,10 +68,10 @@ public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: Random
 
 /// Carries a main-actor-only access across `MainActor.assumeIsolated`, which checks at run time
 /// that the caller is on the main actor.
-private struct UncheckedAccess<ID, ElementState, ElementAction>: @unchecked Sendable {
-  let storeFor: (ID, ElementState) -> Store<ElementState, ElementAction>
+private struct UncheckedAccess<Stores, ID, ElementState>: @unchecked Sendable {
+  let stores: Stores
   let id: ID
-  let element: ElementState
+  let shown: ElementState
 }
 
 private struct UncheckedStore<ElementState, ElementAction>: @unchecked Sendable {

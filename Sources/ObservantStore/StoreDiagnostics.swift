@@ -8,8 +8,6 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible {
     /// An action was sent to a store whose state is gone (its row was removed, its optional child
     /// dismissed); the action was dropped.
     case actionSentToInvalidStore
-    /// An action was sent to a scoped store whose root store has been deallocated; dropped.
-    case actionSentToDeallocatedStore
     /// One send led to more than the store's `maximumActionsPerSend` actions (sent by reducers,
     /// effects, or reactions re-run by the commits): the actions still queued were dropped. Every
     /// action processed before was committed.

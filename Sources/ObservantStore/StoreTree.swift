@@ -1,8 +1,8 @@
 import Observant
 import Synchronization
 
-/// Something a commit may need to re-check because a slot it was read from changed: a scoped
-/// store, or the cache of a collection scope.
+/// Something a commit may need to re-check because a slot it was read from changed: a child
+/// scope, or a collection scope.
 @MainActor
 internal protocol Examinable: AnyObject {
   /// Creation order within the tree: parents are created (and examined) before their children.
@@ -11,15 +11,26 @@ internal protocol Examinable: AnyObject {
   func examine() -> Int
 }
 
-/// Part of a store tree that can be invalidated along with its parent.
+/// A scope that a store re-examines when its own state is replaced, and invalidates with itself:
+/// a child scope, or a collection scope.
 @MainActor
-internal protocol StoreNode: AnyObject {
-  /// Marks this node and everything scoped from it invalid (for good).
+internal protocol StoreDependent: Examinable {
+  /// Marks this scope and everything scoped from it invalid (for good).
   func invalidate()
 }
 
-/// What every store of one tree shares: the diagnostics, the creation order, and the set of
-/// scopes whose parent slot changed since the last commit.
+/// What the stores of a tree need from its root: the live state, and what the reducer is doing.
+@MainActor
+internal protocol StoreRoot: AnyObject {
+  /// Runs `body` on the value at `path` (a `WritableKeyPath` from the root state) inside the live
+  /// root state, in place. Returns `false` if `path` does not lead to a `Value` from the root.
+  func modifyLiveState<Value>(at path: AnyKeyPath, _ body: (inout Value) -> Void) -> Bool
+  /// The action the reducer is processing, for diagnostics.
+  var actionBeingReduced: String { get }
+}
+
+/// What every store of one tree shares: the diagnostics, the creation order, the set of scopes
+/// whose parent slot changed since the last commit, and the state's generation.
 ///
 /// Scopes learn that their slot changed from a `ChangeObserver` installed on exactly the fields
 /// their state was read from, so a commit examines those and nothing else: its cost does not grow
@@ -27,10 +38,18 @@ internal protocol StoreNode: AnyObject {
 @MainActor
 internal final class StoreTree {
   let diagnostics: StoreDiagnostics
+  /// The root, for the structural journal hook and diagnostics. Every store of the tree holds its
+  /// parent, so the root outlives anything that asks.
+  weak var root: (any StoreRoot)?
   private var nextOrder = 0
   /// Filled by change observers, possibly from another thread (a copy of the state mutated
   /// elsewhere shares registrars); drained by `commit()` on the main actor.
   private let pending = Mutex<[PendingExamination]>([])
+  /// Changes whenever the root's reducer runs: a scoped store's state read at an older generation
+  /// may be out of date; one read at this generation is current (nothing else mutates the state).
+  private(set) var stateGeneration: UInt64 = 1
+  /// Whether the root's reducer is running (holding the root state for an in-place mutation).
+  private(set) var isReducing = false
 
   init(diagnostics: StoreDiagnostics) {
     self.diagnostics = diagnostics
@@ -39,6 +58,29 @@ internal final class StoreTree {
   func makeOrder() -> Int {
     nextOrder += 1
     return nextOrder
+  }
+
+  /// The reducer starts mutating the state: every state read before is out of date.
+  func reducerWillRun() {
+    isReducing = true
+    stateGeneration &+= 1
+  }
+
+  func reducerDidRun() {
+    isReducing = false
+  }
+
+  /// Stops the program if the reducer is running: reading the state then would be a simultaneous
+  /// access to what the reducer is mutating (Swift's exclusivity check would stop the program with
+  /// no word about stores). `store` names the store being read.
+  func checkNotReducing(_ store: @autoclosure () -> String) {
+    guard isReducing else { return }
+    let action = root?.actionBeingReduced ?? "an action"
+    observantFatalError(
+      "Observant: store \(store()) was read while its root store's reducer was processing \(action). "
+        + "A reducer must not read its store (or any store of its tree): use the `inout` state the "
+        + "reducer receives. The reducer holds that state for an in-place mutation, so reading it "
+        + "through a store would be a simultaneous access.")
   }
 
   /// An observer callback for `target`: queues it for the next commit.
@@ -77,4 +119,10 @@ internal struct PendingExamination: @unchecked Sendable {
   weak var target: (any Examinable)?
 
   init(_ target: any Examinable) { self.target = target }
+}
+
+/// A weak reference to a scope made below a store (the scope holds the store's core, not the
+/// other way round).
+internal struct WeakDependent {
+  weak var value: (any StoreDependent)?
 }

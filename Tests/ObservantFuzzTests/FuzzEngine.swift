@@ -364,7 +364,7 @@ private final class World {
       }
     }
     if mode == .store,
-      diagnostics.count(of: .actionSentToInvalidStore) + diagnostics.count(of: .actionSentToDeallocatedStore) > 0
+      diagnostics.count(of: .actionSentToInvalidStore) > 0
     {
       return Problem(kind: .droppedSend, render: "(send)", expected: "no diagnostics", shown: "\(diagnostics.all)")
     }

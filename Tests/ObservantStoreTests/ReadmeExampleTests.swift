@@ -87,7 +87,7 @@ struct ReadmeExampleTests {
     let tree = RenderTree("List") { list in
       let todos = store.scope(state: \.todos, action: Todos.Action.todo)
       list.text("\(todos.count) todos")
-      list.forEach(todos, name: { "Todo[\($0.state.id)]" }) { todo, row in
+      list.forEach(todos, name: { "Todo[\($0.id)]" }) { todo, row in
         row.text(todo.isDone ? "done" : "open")
       }
     }

@@ -1,0 +1,80 @@
+import Observant
+
+/// The core of a child or optional scope's store: its state is read from its parent's state (a
+/// key path, or an optional one to a case's payload), and its slots there are watched, so that a
+/// commit examines it only when the slot changed.
+@MainActor
+internal final class ChildScope<ParentState, ParentAction, State, Action>: StoreCore<State, Action>, StoreDependent {
+  /// Keeps the parent (and so the root) alive while this store is used.
+  private let parent: StoreCore<ParentState, ParentAction>
+  /// The store whose cache holds this scope's store, to leave it on invalidation.
+  private weak var parentStore: Store<ParentState, ParentAction>?
+  private let key: AnyKeyPath
+  private let extract: (ParentState) -> State?
+  private let embed: (Action) -> ParentAction
+  /// A writable key path from the parent's state to this state, if the scope's path allows it.
+  private let writablePath: AnyKeyPath?
+  /// Watches the parent slots the state is read from; `nil` once invalid.
+  private var slotObserver: ChangeObserver?
+  private let scopeLocation: StoreLocation
+
+  /// Makes the scope at `key` below `parentStore`, reading `initialState` from it. Below an
+  /// invalid store, the scope is invalid from the start.
+  init(
+    parentStore: Store<ParentState, ParentAction>, key: AnyKeyPath, initialState: State,
+    extract: @escaping (ParentState) -> State?, embed: @escaping (Action) -> ParentAction, writablePath: AnyKeyPath?
+  ) {
+    let parent = parentStore.core
+    self.parent = parent
+    self.parentStore = parentStore
+    self.key = key
+    self.extract = extract
+    self.embed = embed
+    self.writablePath = writablePath
+    let parentLocation = parent.location
+    let parentState = parent.presentState
+    let named = parentState ?? parent.lastKnownState
+    self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
+    super.init(
+      tree: parent.tree, identity: observableStateID(of: initialState), lastState: initialState,
+      isValid: parentState != nil)
+    guard let parentState else { return }
+    let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
+    slotObserver = observer
+    observer.track { _ = extract(parentState) }
+    parent.addDependent(self, for: key)
+  }
+
+  override func navigate() -> State? { parent.presentState.flatMap(extract) }
+
+  override func deliver(_ action: Action) { parent.deliver(embed(action)) }
+
+  override var location: StoreLocation { scopeLocation }
+
+  private var composedPath: AnyKeyPath??
+  override var pathFromRoot: AnyKeyPath? {
+    if let composedPath { return composedPath }
+    let made = writablePath.flatMap { relative in parent.pathFromRoot?.appending(path: relative) }
+    composedPath = .some(made)
+    return made
+  }
+
+  /// Re-checks the state after a slot it was read from changed (or the parent's state was
+  /// replaced): invalidates the store if the state is gone, tells its readers if it was replaced,
+  /// and re-records the slots. Returns how many stores were examined.
+  func examine() -> Int {
+    guard isValid, let slotObserver else { return 0 }
+    guard let parentState = parent.presentState, let state = slotObserver.track({ extract(parentState) }) else {
+      invalidate()
+      return 1
+    }
+    return 1 + acceptCommittedState(state)
+  }
+
+  override func willInvalidate() {
+    slotObserver?.cancel()
+    slotObserver = nil
+    parent.removeDependent(self, for: key)
+    parentStore?.forgetScope(at: key, ifItIs: self)
+  }
+}

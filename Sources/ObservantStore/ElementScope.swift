@@ -1,0 +1,33 @@
+import Observant
+
+/// The core of an element store: the element with an id in an identified array of the parent's
+/// state. Its collection scope examines it when the element is removed or replaced.
+@MainActor
+internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State, Action>: StoreCore<State, Action> {
+  /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
+  private let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
+  let id: ID
+  /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
+  private var elementLocation: StoreLocation?
+
+  init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
+    self.collection = collection
+    self.id = id
+    super.init(tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid)
+  }
+
+  override func navigate() -> State? { collection.currentElement(id) }
+
+  override func deliver(_ action: Action) { collection.deliver(action, from: id) }
+
+  override var location: StoreLocation {
+    if let elementLocation { return elementLocation }
+    let made = collection.location.appending(component: "[id: \(id)]")
+    elementLocation = made
+    return made
+  }
+
+  override func willInvalidate() {
+    collection.forget(id, self)
+  }
+}
