@@ -49,7 +49,7 @@ public struct AuditedField<State: ObservableState> {
   /// ```
   ///
   /// Collections and child state are changed in place, so their `_modify` accessor needs checking
-  /// too: audit them with ``collection(_:sample:inPlace:)`` and ``child(_:sample:inPlace:)``.
+  /// too: audit them with `collection(_:sample:inPlace:)` and `child(_:sample:inPlace:)`.
   /// (`String` counts as a plain value here.)
   ///
   /// - Parameters:

@@ -39,7 +39,9 @@ extension Trackable {
   /// synchronous observers before it runs, reactions after (when the transaction ends). There is
   /// nothing to compare, so every call notifies.
   ///
-  /// - Parameter field: the property's name; leave out the default (`#function`).
+  /// - Parameters:
+  ///   - field: the property's name; leave out the default (`#function`).
+  ///   - mutation: the change to the property's storage.
   @inlinable
   public func trackMutation<Result>(_ field: StaticString = #function, _ mutation: () throws -> Result) rethrows -> Result {
     let registrar = trackingRegistrar

@@ -23,8 +23,12 @@
 /// }
 /// ```
 ///
-/// - Parameter propagatingToOuterScope: also record the reads in the enclosing tracking scope, if
-///   any, as Apple's `withObservationTracking` does. By default a nested scope's reads are its own.
+/// - Parameters:
+///   - propagatingToOuterScope: also record the reads in the enclosing tracking scope, if any, as
+///     Apple's `withObservationTracking` does. By default a nested scope's reads are its own.
+///   - apply: the closure whose reads are observed; it runs once, now.
+///   - onChange: called once, on the first change to a field `apply` read.
+/// - Returns: what `apply` returned.
 @discardableResult
 public func withTracking<Result>(
   propagatingToOuterScope: Bool = false,
@@ -103,8 +107,10 @@ public final class TrackingObservation: Sendable {
 /// print(accesses)   // [ListState.rows, Row.count]
 /// ```
 ///
-/// - Parameter propagatingToOuterScope: also record the reads in the enclosing tracking scope, if
-///   any (by default an inner scope's reads stay inside it).
+/// - Parameters:
+///   - propagatingToOuterScope: also record the reads in the enclosing tracking scope, if any (by
+///     default an inner scope's reads stay inside it).
+///   - body: the code whose reads are recorded; it runs once, now.
 public func recordAccesses<Result>(
   propagatingToOuterScope: Bool = false,
   _ body: () throws -> Result

@@ -24,7 +24,7 @@ extension IdentifiedArray {
 
   /// Creates an array of elements that you guarantee to have unique ids, skipping the check.
   ///
-  /// Duplicate ids leave the array broken; ``_checkInvariants()`` reports them. Use this
+  /// Duplicate ids leave the array broken; `_checkInvariants()` reports them. Use this
   /// initializer only for elements that are unique by construction.
   ///
   /// - Complexity: O(*n*) expected, where *n* is the number of elements.
@@ -45,8 +45,11 @@ extension IdentifiedArray {
   /// // [Score(id: "a", points: 4), Score(id: "b", points: 2)]
   /// ```
   ///
-  /// - Parameter combine: Called with the element kept so far and the next duplicate; returns the
-  ///   element to keep, which must have the same id (a different id stops the program).
+  /// - Parameters:
+  ///   - elements: The elements, in order.
+  ///   - id: Extracts an element's id.
+  ///   - combine: Called with the element kept so far and the next duplicate; returns the
+  ///     element to keep, which must have the same id (a different id stops the program).
   /// - Complexity: O(*n*) expected, where *n* is the number of elements, plus the cost of `combine`.
   @inlinable
   public init(

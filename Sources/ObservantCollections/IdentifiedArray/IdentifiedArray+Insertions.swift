@@ -41,7 +41,9 @@ extension IdentifiedArray {
   /// Inserts `element` at `index` unless an element with its id is present; then nothing changes
   /// (the present element stays where it is).
   ///
-  /// - Parameter index: Where to insert; `0 ... count`.
+  /// - Parameters:
+  ///   - element: The element to insert.
+  ///   - index: Where to insert; `0 ... count`.
   /// - Returns: Whether the element was inserted, and the index of the element with its id.
   /// - Complexity: O(*n*) where *n* is the number of elements (elements after `index` shift).
   @inlinable

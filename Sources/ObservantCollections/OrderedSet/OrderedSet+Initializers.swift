@@ -19,7 +19,7 @@ extension OrderedSet {
 
   /// Creates a set of elements that you guarantee to be unique, skipping the duplicate check.
   ///
-  /// Duplicates are not detected and leave the set broken; ``_checkInvariants()`` reports them.
+  /// Duplicates are not detected and leave the set broken; `_checkInvariants()` reports them.
   /// Use this initializer only for elements that are unique by construction.
   ///
   /// - Complexity: O(*n*) expected, where *n* is the length of the sequence.

@@ -42,7 +42,9 @@ extension OrderedSet {
   /// set.insert("c", at: 0)  // (inserted: false, index: 3): unchanged
   /// ```
   ///
-  /// - Parameter index: Where to insert; `0 ... count`.
+  /// - Parameters:
+  ///   - element: The element to insert.
+  ///   - index: Where to insert; `0 ... count`.
   /// - Returns: Whether the element was inserted, and its index in the set.
   /// - Complexity: O(*n*) where *n* is the number of elements (elements after `index` shift).
   @inlinable
