@@ -9,9 +9,15 @@ internal class Observer: @unchecked Sendable {
   /// Scheduled observers run when the writing thread's transaction ends; the others are called
   /// back during the write.
   final let isScheduled: Bool
+  /// A synchronous observer that only marks state when told of a change (a derived value marking
+  /// itself out of date): it reads nothing and runs no user code, so it is told at once even
+  /// while an in-place mutation is open, and inside a transaction the write opens for it (so that
+  /// what it schedules runs after the value is stored).
+  final let marksDuringWrites: Bool
 
-  init(isScheduled: Bool = false) {
+  init(isScheduled: Bool = false, marksDuringWrites: Bool = false) {
     self.isScheduled = isScheduled
+    self.marksDuringWrites = marksDuringWrites
   }
 
   /// A field behind `dependency` is being written (or, for a wholesale replacement detected

@@ -49,16 +49,19 @@ public final class Reaction: Sendable {
   ///   - ownedByParent: when created inside another reaction's body, let that reaction cancel this
   ///     one when it re-runs or is cancelled (the default).
   ///   - scheduling: when re-runs happen (see the type's documentation).
+  ///   - recordingCauses: keep, for every re-run, the writes that dirtied it (`lastRunCauses`).
   ///   - isolation: the actor the reaction belongs to; by default the caller's (`#isolation`).
   ///   - body: the closure to run now and after every change to what it read.
   public init(
     _ name: String = "Reaction",
     ownedByParent: Bool = true,
     scheduling: ReactionScheduling = .synchronous,
+    recordingCauses: Bool = false,
     isolation: (any Actor)? = #isolation,
     _ body: @escaping () -> Void
   ) {
     core = ReactionCore(name: name, body: body, scheduling: scheduling, isolation: isolation)
+    if recordingCauses { core.setRecordsCauses(true) }
     core.start(handle: self, ownedByParent: ownedByParent)
   }
 
@@ -77,6 +80,27 @@ public final class Reaction: Sendable {
 
   /// The fields the last completed run read: the reaction's current dependencies.
   public var lastAccessLog: AccessLog { core.lastAccessLog }
+
+  /// Whether the reaction keeps the causes of its re-runs (`lastRunCauses`). Off by default: while
+  /// no reaction records causes, writes and flushes do no work for it (one relaxed load per flush).
+  /// Turning it on makes the writes that dirty this reaction keep their old and new values until
+  /// the transaction ends.
+  public var isRecordingCauses: Bool {
+    get { core.recordsCauses }
+    set { core.setRecordsCauses(newValue) }
+  }
+
+  /// Why the latest run happened, while `isRecordingCauses` is on: the field writes that dirtied it
+  /// (one per field, from the value the previous run read to the latest), the derived values that
+  /// changed, or an invalidation. Empty for the first run, and for runs that started while
+  /// recording was off. Inside the body it describes the run in progress.
+  ///
+  /// ```swift
+  /// let label = Reaction("Label", recordingCauses: true) { print(row.count) }
+  /// row.count = 1
+  /// label.lastRunCauses.map(\.description)   // ["Row.count 0 -> 1"]
+  /// ```
+  public var lastRunCauses: [RunCause] { core.lastRunCauses }
 
   /// Stops the reaction for good: it never runs again, not even if it was already scheduled in
   /// the current flush or is running right now (the current run completes), and every observer

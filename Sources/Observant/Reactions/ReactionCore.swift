@@ -30,6 +30,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   private let runs = Atomic<Int>(0)
   /// A run was handed to the reaction's isolation and has not started yet.
   private let handedOff = Atomic<Bool>(false)
+  /// Whether the causes of runs are recorded (see `RunCause`).
+  private let recordingCauses = Atomic<Bool>(false)
 
   private struct RunState {
     var isCancelled = false
@@ -40,6 +42,10 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     /// The dependencies of the last completed run (sharing the recorder's storage, which a re-run
     /// with the same dependencies does not mutate).
     var lastDependencies: ContiguousArray<Dependency> = []
+    /// What dirtied the next run, while causes are recorded.
+    var pendingCauses = CauseLog()
+    /// What dirtied the latest run.
+    var lastCauses: [RunCause] = []
   }
 
   init(name: String, body: @escaping () -> Void, scheduling: ReactionScheduling, isolation: (any Actor)?) {
@@ -82,6 +88,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
   func invalidate() {
     guard !isCancelled else { return }
+    if recordsCauses { noteCause(.invalidation, table: nil, key: 0) }
     let context = TransactionContext.current
     context.begin()
     context.invalidate(self)
@@ -91,6 +98,33 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
   var lastAccessLog: AccessLog { AccessLog(state.withLock { $0.lastDependencies }) }
+
+  // MARK: Causes
+
+  override var recordsCauses: Bool { recordingCauses.load(ordering: .relaxed) }
+
+  /// Starts or stops recording causes; the process-wide switch counts the reactions that do.
+  func setRecordsCauses(_ enabled: Bool) {
+    let (exchanged, _) = recordingCauses.compareExchange(
+      expected: !enabled, desired: enabled, ordering: .acquiringAndReleasing)
+    guard exchanged else { return }
+    if enabled {
+      RunCauses.observerStartedRecording()
+    } else {
+      RunCauses.observerStoppedRecording()
+      state.withLock { _ = $0.pendingCauses.take() }
+    }
+  }
+
+  override func noteCause(_ cause: RunCause, table: ObjectIdentifier?, key: UInt) {
+    state.withLock { $0.pendingCauses.note(cause, table: table, key: key) }
+  }
+
+  var lastRunCauses: [RunCause] { state.withLock { $0.lastCauses } }
+
+  deinit {
+    if recordingCauses.load(ordering: .relaxed) { RunCauses.observerStoppedRecording() }
+  }
 
   func cancel() {
     let (wasCancelled, isRunning, children) = state.withLock { state in
@@ -117,8 +151,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
   // MARK: Scheduling
 
-  override func runScheduled(in context: TransactionContext) {
-    runIfNeeded(in: context)
+  override func runScheduled(in context: TransactionContext, onlyIfInputsChanged: Bool) {
+    runIfNeeded(in: context, onlyIfInputsChanged: onlyIfInputsChanged)
   }
 
   override func runsElsewhere() -> Bool {
@@ -162,7 +196,10 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
   /// Runs the body unless the reaction is cancelled; if it is running on another thread, asks
   /// that thread to run it again instead.
-  func runIfNeeded(in context: TransactionContext) {
+  ///
+  /// - Parameter onlyIfInputsChanged: run only if a derived value the last run read changed (the
+  ///   reaction was only told that some may have).
+  func runIfNeeded(in context: TransactionContext, onlyIfInputsChanged: Bool = false) {
     let claimed = state.withLock { state -> Bool in
       guard !state.isCancelled else { return false }
       guard !state.isRunning else {
@@ -173,19 +210,42 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       return true
     }
     guard claimed else { return }
-    var again = true
+    var again = !onlyIfInputsChanged || computedInputsChanged() || continueRunning()
     while again {
       performRun(in: context)
-      again = state.withLock { state in
-        if state.rerunRequested && !state.isCancelled {
-          state.rerunRequested = false
-          return true
-        }
-        state.isRunning = false
-        return false
-      }
+      again = continueRunning()
     }
     if isCancelled { uninstallAll() }
+  }
+
+  /// At the end of a run: whether another thread asked for one more; otherwise the run is over.
+  private func continueRunning() -> Bool {
+    state.withLock { state in
+      if state.rerunRequested && !state.isCancelled {
+        state.rerunRequested = false
+        return true
+      }
+      state.isRunning = false
+      return false
+    }
+  }
+
+  /// Whether a computed value (a derived value) the last run read changed since it read it.
+  /// Brings them up to date in the order they were read, stopping at the first that changed (the
+  /// run reads the others itself). Called while the run is claimed: the recorder is ours.
+  private func computedInputsChanged() -> Bool {
+    for dependency in recorder.dependencies {
+      guard let source = dependency.table.computedSource else { continue }
+      let seen = dependency.seen.load(ordering: .relaxed)
+      guard source.refreshedVersion() != seen else { continue }
+      if RunCauses.isRecording && recordsCauses {
+        noteCause(
+          source.changeDescription(since: seen), table: ObjectIdentifier(dependency.table),
+          key: dependency.key.rawValue)
+      }
+      return true
+    }
+    return false
   }
 
   private func performRun(in context: TransactionContext) {
@@ -199,6 +259,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     markRunStarted()
     let children = state.withLock { state in
       defer { state.children = [] }
+      if !state.pendingCauses.isEmpty || !state.lastCauses.isEmpty { state.lastCauses = state.pendingCauses.take() }
       return state.children
     }
     children.forEach { $0.cancel() }

@@ -20,10 +20,19 @@ internal enum Notifications {
     values: () -> ChangeValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     var scheduled = ScheduledBatch()
+    // Set when an observer that only marks (a derived value) was told: it got a transaction of
+    // its own to schedule its readers' checks into, ended by the caller after the store.
+    var openedForMarks = false
     dependencies.forEach { dependency in
       guard let observer = dependency.observer else { return }
       if observer.isScheduled {
         scheduled.append(unsafeDowncast(observer, to: ScheduledObserver.self))
+      } else if observer.marksDuringWrites {
+        if !openedForMarks {
+          TransactionContext.current.begin()
+          openedForMarks = true
+        }
+        observer.dependencyChanged(dependency, .unknown)
       } else if InPlaceFrames.isOpen {
         TransactionContext.current.deferImmediate(dependency, .unknown)
       } else {
@@ -37,12 +46,12 @@ internal enum Notifications {
         let newSeen = context.recordWrite(
           table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
           canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
-        return (newSeen, false)
+        return (newSeen, openedForMarks)
       }
-      return (proposedSeen, false)
+      return (proposedSeen, openedForMarks)
     }
     let context = TransactionContext.current
-    context.begin()
+    if !openedForMarks { context.begin() }
     let newSeen = context.recordWrite(
       table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
       canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
@@ -56,7 +65,13 @@ internal enum Notifications {
     var opened = false
     for dependency in dependencies {
       guard let observer = dependency.observer else { continue }
-      if observer.isScheduled {
+      if observer.marksDuringWrites {
+        if !opened {
+          TransactionContext.current.begin()
+          opened = true
+        }
+        observer.dependencyChanged(dependency, .unknown)
+      } else if observer.isScheduled {
         let context = TransactionContext.current
         if !opened {
           context.begin()

@@ -22,7 +22,17 @@ internal class ScheduledObserver: Observer, @unchecked Sendable {
   func markRunStarted() { runStamp.store(RunOrder.next(), ordering: .relaxed) }
 
   /// Runs if still needed; called by the flush of `context`'s thread.
-  func runScheduled(in context: TransactionContext) {}
+  ///
+  /// - Parameter onlyIfInputsChanged: the observer was only told that computed values it read
+  ///   (derived values) may have changed: it runs only if one of them really did (see
+  ///   `ComputedSource`).
+  func runScheduled(in context: TransactionContext, onlyIfInputsChanged: Bool) {}
+
+  /// Whether the observer keeps the causes of its runs; asked only while `RunCauses.isRecording`.
+  var recordsCauses: Bool { false }
+
+  /// Notes a cause of the next run (called only if `recordsCauses`).
+  func noteCause(_ cause: RunCause, table: ObjectIdentifier?, key: UInt) {}
 
   /// Whether this observer must not run on the current thread now (it belongs to another
   /// isolation); the flush hands it to `defer(to:)` instead of running it.

@@ -75,7 +75,11 @@ internal final class TransactionContext {
   func end() {
     if depth <= 0 { observantFatalError("Observant: a transaction ended that was never begun") }
     depth -= 1
-    if depth == 0 && !isFlushing {
+    guard depth == 0 else { return }
+    // Synchronous readers of derived values, told once the writes that may have changed them are
+    // stored (in-place frames are closed at depth 0).
+    if !deferredImmediate.isEmpty && frames.isEmpty { runDeferredImmediateObservers() }
+    if !isFlushing {
       flush()
       sawUnverifiedReplacement = false
     }
@@ -145,7 +149,7 @@ internal final class TransactionContext {
       records[position].latestSeen = newSeen
     } else {
       let revertible = depth > 1 || isFlushing
-      let pair = revertible ? values() : nil
+      let pair = revertible || (RunCauses.isRecording && observers.contains { $0.recordsCauses }) ? values() : nil
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
@@ -200,6 +204,12 @@ internal final class TransactionContext {
     invalidated.append(DirtyObserver(observer: observer, order: RunOrder.next()))
   }
 
+  /// Schedules `observer` to check, when the transaction ends, whether a computed value it read
+  /// (a derived value) really changed, and to run only if one did.
+  func scheduleCheck(_ observer: ScheduledObserver) {
+    invalidated.append(DirtyObserver(observer: observer, order: RunOrder.next(), onlyIfInputsChanged: true))
+  }
+
   // MARK: Flushing
 
   /// The only dirty observer, when exactly one record with exactly one observer exists and nothing
@@ -209,6 +219,7 @@ internal final class TransactionContext {
       records[0].observers.rest.isEmpty, !records[0].isReverted
     else { return nil }
     let order = records[0].lastWriteOrder
+    if RunCauses.isRecording { noteCause(of: records[0], for: observer) }
     records.removeAll(keepingCapacity: true)
     return DirtyObserver(observer: observer, order: order)
   }
@@ -219,18 +230,28 @@ internal final class TransactionContext {
     guard !records.isEmpty || !invalidated.isEmpty else { return [] }
     var dirty = invalidated
     invalidated.removeAll(keepingCapacity: true)
+    let recordingCauses = RunCauses.isRecording
     for record in records {
       let reverted = record.isReverted
       record.observers.forEach { observer in
         // A set-back field concerns only observers that read it in between.
         if !reverted || observer.lastRunStamp > record.firstWriteOrder {
           dirty.append(DirtyObserver(observer: observer, order: record.lastWriteOrder))
+          if recordingCauses { noteCause(of: record, for: observer) }
         }
       }
     }
     records.removeAll(keepingCapacity: true)
     if !recordIndex.isEmpty { recordIndex.removeAll(keepingCapacity: true) }
     return dirty
+  }
+
+  /// Tells `observer` that `record` dirties its next run, if it keeps causes.
+  private func noteCause(of record: WriteRecord, for observer: ScheduledObserver) {
+    guard observer.recordsCauses else { return }
+    observer.noteCause(
+      RunCause(name: record.name, key: record.key, old: record.original, new: record.latest),
+      table: ObjectIdentifier(record.table), key: record.key.rawValue)
   }
 
   /// Runs dirty scheduled observers in rounds until no write made during the flush dirties another.
@@ -268,7 +289,7 @@ internal final class TransactionContext {
     if observer.runsElsewhere() {
       observer.scheduleElsewhere()
     } else {
-      observer.runScheduled(in: self)
+      observer.runScheduled(in: self, onlyIfInputsChanged: entry.onlyIfInputsChanged)
     }
   }
 
@@ -309,6 +330,7 @@ internal struct ObserverQueue {
     for entry in sorted {
       if let last = entries.last, last.observer === entry.observer {
         entries[entries.count - 1].order = max(last.order, entry.order)
+        entries[entries.count - 1].onlyIfInputsChanged = last.onlyIfInputsChanged && entry.onlyIfInputsChanged
       } else {
         entries.append(entry)
       }
@@ -335,6 +357,7 @@ internal struct ObserverQueue {
     let position = search(entry.observer.sequence)
     if position < entries.count && entries[position].observer === entry.observer {
       entries[position].order = max(entries[position].order, entry.order)
+      entries[position].onlyIfInputsChanged = entries[position].onlyIfInputsChanged && entry.onlyIfInputsChanged
     } else {
       entries.insert(entry, at: position)
     }

@@ -70,4 +70,7 @@ internal struct ObserverSet {
 internal struct DirtyObserver {
   let observer: ScheduledObserver
   var order: UInt64
+  /// Only computed values the observer read may have changed (see `ComputedSource`): it runs only
+  /// if one of them did. A field write that dirties it too clears this.
+  var onlyIfInputsChanged = false
 }

@@ -1,3 +1,5 @@
+import Observant
+
 /// The bodies that ran during one step of a `RenderTree`, in the order they started.
 ///
 /// ```swift
@@ -13,10 +15,24 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   /// Node names, one per body run, in the order the runs started (a parent before the children
   /// its run created).
   public let runs: [String]
+  /// For each run in `runs`, what dirtied it (see `Reaction.lastRunCauses`): empty unless the
+  /// tracking records causes (`ReactionTracking(recordingCauses: true)`), and for first runs.
+  public let causes: [[RunCause]]
 
-  internal init(name: String, runs: [String]) {
+  internal init(name: String, runs: [String], causes: [[RunCause]] = []) {
     self.name = name
     self.runs = runs
+    self.causes = causes.count == runs.count ? causes : Array(repeating: [], count: runs.count)
+  }
+
+  /// What dirtied the runs of the nodes named `nodeName` in this step, each cause once, in the
+  /// order they were reported.
+  public func causes(of nodeName: String) -> [RunCause] {
+    var result: [RunCause] = []
+    for (name, causes) in zip(runs, self.causes) where name == nodeName {
+      for cause in causes where !result.contains(cause) { result.append(cause) }
+    }
+    return result
   }
 
   /// How many times bodies of nodes named `nodeName` ran in this step.
@@ -34,7 +50,8 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// The runs per node, in the order of each node's first run: `"List.body x1, Row[7].body x1"`,
-  /// or `"nothing ran"`.
+  /// or `"nothing ran"`. With causes recorded, each node's follow in parentheses:
+  /// `"Row[3].body x1 (Row.count 0 -> 1)"`.
   public var description: String {
     guard !runs.isEmpty else { return "nothing ran" }
     var order: [String] = []
@@ -43,6 +60,15 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
       if counts[name] == nil { order.append(name) }
       counts[name, default: 0] += 1
     }
-    return order.map { "\($0).body x\(counts[$0]!)" }.joined(separator: ", ")
+    // Causes per name in one pass (a step may run 100,000 bodies).
+    var causesByName: [String: [RunCause]] = [:]
+    for (name, causes) in zip(runs, self.causes) where !causes.isEmpty {
+      for cause in causes where !(causesByName[name]?.contains(cause) ?? false) { causesByName[name, default: []].append(cause) }
+    }
+    return order.map { name in
+      let causes = causesByName[name] ?? []
+      let explained = causes.isEmpty ? "" : " (" + causes.map(\.description).joined(separator: ", ") + ")"
+      return "\(name).body x\(counts[name]!)\(explained)"
+    }.joined(separator: ", ")
   }
 }

@@ -77,7 +77,7 @@ internal final class RenderNode: RenderBody {
   /// One run of the body, inside the tracking's recording; `finishRun()` follows, outside it.
   func run() {
     runCount += 1
-    tree.bodyWillRun(name)
+    tree.bodyWillRun(name, causes: subscription?.lastRunCauses ?? [])
     output = nil
     let context = RenderContext(node: self)
     body(context)

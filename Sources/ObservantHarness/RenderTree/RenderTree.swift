@@ -168,11 +168,12 @@ public final class RenderTree {
     return createdNodes
   }
 
-  /// Logs a body run as it starts.
-  internal func bodyWillRun(_ name: String) {
+  /// Logs a body run as it starts, with what dirtied it if the tracking records causes.
+  internal func bodyWillRun(_ name: String, causes: [RunCause] = []) {
     runningBodies += 1
     if openStep == nil { openStep = OpenStep(name: Self.betweenStepsName) }
     openStep!.runs.append(name)
+    openStep!.causes.append(causes)
   }
 
   internal func bodyDidRun() {
@@ -215,6 +216,7 @@ extension RenderTree {
 private struct OpenStep {
   let name: String
   var runs: [String] = []
+  var causes: [[RunCause]] = []
 
-  var snapshot: RenderStep { RenderStep(name: name, runs: runs) }
+  var snapshot: RenderStep { RenderStep(name: name, runs: runs, causes: causes) }
 }

@@ -12,14 +12,23 @@ import Observant
 /// steps: a write outside any step re-runs its readers at once (logged as
 /// ``RenderTree/betweenStepsName``).
 public struct ReactionTracking: RenderTracking {
-  public init() {}
+  /// Whether bodies keep the causes of their runs, for the tree's log
+  /// (`Row[3].body x1 (Row.count 0 -> 1)`).
+  public let recordingCauses: Bool
+
+  /// - Parameter recordingCauses: keep, for every run of a body, the field writes that dirtied it
+  ///   (see `Reaction.lastRunCauses`); ``RenderStep`` prints them. Off by default: it costs nothing
+  ///   then.
+  public init(recordingCauses: Bool = false) {
+    self.recordingCauses = recordingCauses
+  }
 
   /// Creates the body's `Reaction` (`ownedByParent: false`: the tree and the pool manage the
   /// lifetimes), which runs it now.
   ///
   /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
   public func track(_ body: any RenderBody) -> any RenderSubscription {
-    Reaction(body.name, ownedByParent: false) { [unowned body] in
+    Reaction(body.name, ownedByParent: false, recordingCauses: recordingCauses) { [unowned body] in
       body.run()
       // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
       // become this body's dependencies. Children track their own reads in their own reactions.

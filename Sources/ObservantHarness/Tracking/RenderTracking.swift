@@ -1,3 +1,5 @@
+import Observant
+
 /// How the bodies of a ``RenderTree`` and the cells of a ``CellPool`` learn what they read, and
 /// when they run again.
 ///
@@ -71,4 +73,13 @@ public protocol RenderSubscription: AnyObject {
 
   /// Stops for good: the body never runs again, even if it is dirty.
   func cancel()
+
+  /// Why the run in progress (or the latest run) happened, if the tracking records it: the field
+  /// writes that dirtied it (see `Reaction.lastRunCauses`). Empty by default.
+  var lastRunCauses: [RunCause] { get }
+}
+
+extension RenderSubscription {
+  /// None: the tracking does not record causes.
+  public var lastRunCauses: [RunCause] { [] }
 }
