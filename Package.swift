@@ -33,7 +33,8 @@ let package = Package(
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
     .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
     // What the leak tests of several test targets share (cycle reports, heap statistics).
-    .target(name: "ObservantTestSupport", dependencies: ["_BenchmarkShims", "Observant"], path: "Tests/ObservantTestSupport"),
+    .target(name: "_TestSupportShims", path: "Tests/TestSupportShims"),
+    .target(name: "ObservantTestSupport", dependencies: ["_TestSupportShims", "Observant"], path: "Tests/ObservantTestSupport"),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),

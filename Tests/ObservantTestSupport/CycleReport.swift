@@ -1,4 +1,4 @@
-import _BenchmarkShims
+import _TestSupportShims
 
 // Shared by the leak tests of several test targets: they run many cycles in the child process of
 // an exit test (so that the heap is measured with no other test allocating at the same time),
@@ -36,6 +36,6 @@ public struct CycleReport: Sendable {
 
 /// Bytes in use on the heap (glibc), or `nil` where the platform cannot tell.
 public func heapBytesInUse() -> Int? {
-  let bytes = observant_bench_heap_bytes_in_use()
+  let bytes = observant_test_heap_bytes_in_use()
   return bytes < 0 ? nil : bytes
 }
