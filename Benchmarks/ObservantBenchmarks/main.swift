@@ -10,6 +10,9 @@ import Darwin
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == InstructionCounts.workloadFlag {
+  MainActor.assumeIsolated { InstructionCounts.workload(Array(arguments.dropFirst())) }
+}
 let options = Options.parse(arguments)
 let timing = options.quick ? Timing.quick : Timing.standard
 var report = BenchmarkReport(machine: .current(), startedAt: currentTimestamp(), arguments: arguments)
@@ -28,6 +31,10 @@ for section in options.sections {
   case .flush:
     report.flush = FlushBenchmarks.run(timing, counts: [1, 100, 10_000]) { progress("flush: \($0)") }
     report.flushRepetitions = timing.repetitions
+  case .instructions:
+    guard !options.check else { continue }
+    let sizes = options.quick ? InstructionCounts.quickSizes : InstructionCounts.standardSizes
+    report.instructions = InstructionCounts.run(sizes: sizes) { progress($0) } ?? []
   }
 }
 

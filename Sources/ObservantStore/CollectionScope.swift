@@ -28,6 +28,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   private(set) var isValid: Bool
   /// Which ids disappeared at recent commits, for snapshots taken before.
   private(set) var removals = RemovalLog<ID>()
+  /// The name of the element stores' identity field, made once for all of them.
+  let elementFieldNames = StoreFieldNames<ElementState, ElementAction>()
   /// The collection's place in the tree; its element stores add their id.
   let location: StoreLocation
   /// Where the array is from the root, if writable: the structural journal is started through it.

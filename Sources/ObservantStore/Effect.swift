@@ -87,6 +87,12 @@ public struct Effect<Action> {
   ///
   /// - Complexity: O(*n*) where *n* is the number of effects merged into this one, at any depth.
   public func map<Other>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
+    switch operation {
+    case .none: return .none
+    case .send(let action): return .send(transform(action))
+    case .run(let start): return Effect<Other>(.run { send in start { action in send(transform(action)) } })
+    case .merge: break
+    }
     var mapped: [Effect<Other>] = []
     forEachLeaf { leaf in
       switch leaf {
@@ -106,6 +112,12 @@ public struct Effect<Action> {
   /// Calls `body` with every effect that is not a merge, in order, walking nested merges with a
   /// stack of their own rather than by recursion.
   internal func forEachLeaf(_ body: (Leaf) throws -> Void) rethrows {
+    switch operation {
+    case .none: return
+    case .send(let action): return try body(.send(action))
+    case .run(let start): return try body(.run(start))
+    case .merge: break
+    }
     var pending: [Effect] = [self]
     while let effect = pending.popLast() {
       switch effect.operation {

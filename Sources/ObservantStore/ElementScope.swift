@@ -13,7 +13,8 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
     self.collection = collection
     self.id = id
-    super.init(tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid)
+    super.init(tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid,
+      fieldNames: collection.elementFieldNames)
   }
 
   override func navigate() -> State? { collection.currentElement(id) }

@@ -23,8 +23,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   private var isProcessing = false
   /// The reactions that sent the actions queued for the next round (names, in order).
   private var reactionSenders: [String] = []
-  /// The action the reducer is processing, for the diagnostic of a reducer reading its store.
-  private var actionInReducer: Action?
+  /// The action the reducer is processing (valid while it runs), for the diagnostic of a reducer
+  /// reading its store.
+  private var actionInReducer: UnsafeRawPointer?
   /// Tasks of `.run` effects, cancelled when the last store of the tree is deallocated.
   private let tasks = EffectTasks()
   private let rootLocation = StoreLocation.root()
@@ -59,7 +60,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     return true
   }
 
-  var actionBeingReduced: String { actionInReducer.map { "action \($0)" } ?? "an action" }
+  var actionBeingReduced: String {
+    actionInReducer.map { "action \($0.assumingMemoryBound(to: Action.self).pointee)" } ?? "an action"
+  }
 
   // MARK: Processing
 
@@ -122,21 +125,43 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   private func reduceAndCommit(_ action: Action) {
-    let before = comparesPlainState ? state : nil
-    actionInReducer = action
-    tree.reducerWillRun()
-    // The root state is live state: reducer writes through its accessors count as "set and set
-    // back" candidates, synchronous observers wait until the reducer returns, and a wholesale
-    // replacement (`state = saved`) reconciles the readers of what differs.
-    let effect = _mutateLiveState(&state) { state in
-      defer { tree.reducerDidRun() }
-      return reducer(&state, action)
+    // Plain comparable state is compared with its value before the reducer ran; other state by
+    // identity. (Two branches, so that the common case handles no optional state: in unspecialized
+    // generic code each optional costs a metadata lookup.)
+    let changed: Bool
+    if comparesPlainState {
+      let before = state
+      let effect = reduce(action)
+      changed = !_isUnchanged(before, state)
+      commit(changed: changed, effect)
+    } else {
+      let effect = reduce(action)
+      changed = !isSameIdentity(state)
+      commit(changed: changed, effect)
     }
-    actionInReducer = nil
+  }
+
+  /// Runs the reducer on the live state.
+  private func reduce(_ action: Action) -> Effect<Action> {
+    withUnsafePointer(to: action) { pointer in
+      actionInReducer = UnsafeRawPointer(pointer)
+      defer { actionInReducer = nil }
+      tree.reducerWillRun()
+      // The root state is live state: reducer writes through its accessors count as "set and set
+      // back" candidates, synchronous observers wait until the reducer returns, and a wholesale
+      // replacement (`state = saved`) reconciles the readers of what differs.
+      return _mutateLiveState(&state) { state in
+        defer { tree.reducerDidRun() }
+        return reducer(&state, pointer.pointee)
+      }
+    }
+  }
+
+  private func commit(changed: Bool, _ effect: Effect<Action>) {
     var examined = tree.commit()
     // The root state itself replaced (`state = State()`), or plain state that changed: the root
     // store's readers must look again.
-    if !isSameState(state, as: before) {
+    if changed {
       examined += announceReplacement()
     }
     tree.diagnostics.recordCommit(storesExamined: examined)

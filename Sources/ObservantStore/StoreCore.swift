@@ -37,8 +37,15 @@ internal class StoreCore<State, Action> {
   ///   - lastState: the state a scoped store starts with; `nil` for the root.
   ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
   ///     is gone.
-  init(tree: StoreTree, identity: ObservableStateID?, lastState: State?, isValid: Bool) {
+  /// The name of the field readers record (shared by the element stores of one collection).
+  private let fieldNames: StoreFieldNames<State, Action>
+
+  init(
+    tree: StoreTree, identity: ObservableStateID?, lastState: State?, isValid: Bool,
+    fieldNames: StoreFieldNames<State, Action> = StoreFieldNames()
+  ) {
     self.tree = tree
+    self.fieldNames = fieldNames
     self.examinationOrder = tree.makeOrder()
     self.isValid = isValid
     self.readers = StoreReaders(identity: identity)
@@ -71,7 +78,7 @@ internal class StoreCore<State, Action> {
   // MARK: Reading
 
   /// The field readers of the store record: `Store<State, Action>.state`.
-  final var identityField: InternalField { InternalField(0, name: "state", owner: Store<State, Action>.self) }
+  final var identityField: InternalField { fieldNames.identity }
 
   /// The current state for a reader, kept as the state to show if the store becomes invalid. An
   /// invalid store answers its last state.
@@ -152,13 +159,20 @@ internal class StoreCore<State, Action> {
   /// `Equatable` state, identity rules for `IdentityComparable` state, `===` for a class). Plain
   /// state of no comparable type, or with no `previous`, always counts as changed.
   final func isSameState(_ state: State, as previous: State?) -> Bool {
-    if let identity = observableStateID(of: state) {
-      defer { readers.identity = identity }
-      return identity == readers.identity
-    }
-    readers.identity = nil
-    guard let previous else { return false }
+    if isSameIdentity(state) { return true }
+    guard readers.identity == nil, let previous else { return false }
     return _isUnchanged(previous, state)
+  }
+
+  /// Whether `state` is an `ObservableState` with the identity readers last heard of (which it
+  /// becomes). Plain state never is.
+  final func isSameIdentity(_ state: State) -> Bool {
+    guard let identity = observableStateID(of: state) else {
+      readers.identity = nil
+      return false
+    }
+    defer { readers.identity = identity }
+    return identity == readers.identity
   }
 
   /// Tells the readers that the state was replaced and re-examines the scopes below. Returns how
@@ -210,4 +224,11 @@ internal class StoreCore<State, Action> {
     dependents = [:]
     for dependent in below { dependent.invalidate() }
   }
+}
+
+/// The identity field of the stores of one state and action type, named once (naming it prints
+/// the store's type): made per root and child scope, shared by the element stores of a collection.
+@MainActor
+internal final class StoreFieldNames<State, Action> {
+  private(set) lazy var identity = InternalField(0, name: "state", owner: Store<State, Action>.self)
 }

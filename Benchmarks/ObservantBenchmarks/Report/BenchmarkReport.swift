@@ -10,6 +10,8 @@ struct BenchmarkReport {
   var scaling: [ScalingResult]?
   var flush: [FlushBenchmarks.Result]?
   var flushRepetitions = 0
+  /// Empty when valgrind is not installed.
+  var instructions: [InstructionCounts.Result]?
 
   /// Steps where Observant's count differs from the minimal count.
   var failures: [ScenarioResult] { (scenarios ?? []).filter { !$0.passes } }

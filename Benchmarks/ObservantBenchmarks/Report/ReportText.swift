@@ -61,6 +61,15 @@ extension BenchmarkReport {
       if style == .markdown { paragraph("![Time per row mutation against rows rendered](scaling.svg)") }
     }
 
+    if let instructions {
+      heading("Instructions and allocations per row action (callgrind, \(InstructionCounts.actions) actions after 2 warm-up)")
+      paragraph(
+        instructions.isEmpty
+          ? "Not measured: valgrind is not installed."
+          : "The scaling benchmark's row action, re-render included, counted by `valgrind --tool=callgrind`.")
+      if !instructions.isEmpty { table(InstructionCounts.table(instructions)) }
+    }
+
     if let flush {
       heading("Reaction flush cost: a write that dirties one reaction, with N live (median of \(flushRepetitions))")
       table(Self.flushTable(flush))

@@ -72,7 +72,7 @@ enum ScalingBenchmarks {
   }
 
   @MainActor
-  private static func makeScreen(_ strategy: Strategy, ids: [Int]) -> any ScenarioScreen<ListChange> {
+  static func makeScreen(_ strategy: Strategy, ids: [Int]) -> any ScenarioScreen<ListChange> {
     switch strategy {
     case .observant: ObservantListScreen(ids: ids, shown: nil)
     case .appleValueArray: AppleValueListScreen(ids: ids, shown: nil)

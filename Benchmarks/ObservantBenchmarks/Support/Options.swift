@@ -9,7 +9,7 @@ import Darwin
 /// Command-line options of `observant-bench`.
 struct Options {
   enum Section: String, CaseIterable {
-    case scenarios, micro, scaling, flush
+    case scenarios, micro, scaling, flush, instructions
   }
 
   var sections: [Section] = Section.allCases
@@ -31,6 +31,7 @@ struct Options {
       micro      ns per operation, Observant vs Apple (median of interleaved repetitions)
       scaling    one row mutation with 100 to 100,000 rows rendered: time and heap bytes per row
       flush      reaction flush cost with 1, 100 and 10,000 live reactions
+      instructions  instructions and allocations per row action, counted by callgrind (valgrind)
     Tables go to standard output, progress to standard error. A full run takes well under three
     minutes on a 2-core machine; --check takes seconds.
 
@@ -40,7 +41,7 @@ struct Options {
       --check          quick run for CI: exits with status 1 if any Observant count differs from the
                        minimal count (printing which); writes files only when --output is given
       --quick          fewer repetitions, scaling up to 1,000 rows
-      --only SECTIONS  comma-separated sections to run: scenarios, micro, scaling, flush
+      --only SECTIONS  comma-separated sections to run: scenarios, micro, scaling, flush, instructions
       --debug-timing   print timing calibration to standard error
       -h, --help       print this help
 
