@@ -14,6 +14,10 @@ if arguments.first == InstructionCounts.workloadFlag {
   MainActor.assumeIsolated { InstructionCounts.workload(Array(arguments.dropFirst())) }
 }
 let options = Options.parse(arguments)
+if let alone = options.derivedWorkload {
+  DerivedBenchmarks.runAlone(workload: alone.name, strategy: alone.strategy, operations: alone.operations)
+  exit(0)
+}
 let timing = options.quick ? Timing.quick : Timing.standard
 var report = BenchmarkReport(machine: .current(), startedAt: currentTimestamp(), arguments: arguments)
 let started = ContinuousClock.now
@@ -35,6 +39,9 @@ for section in options.sections {
     guard !options.check else { continue }
     let sizes = options.quick ? InstructionCounts.quickSizes : InstructionCounts.standardSizes
     report.instructions = InstructionCounts.run(sizes: sizes) { progress($0) } ?? []
+  case .derived:
+    report.derived = DerivedBenchmarks.run(timing) { progress("derived: \($0)") }
+    report.derivedRepetitions = timing.repetitions
   }
 }
 

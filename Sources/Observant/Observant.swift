@@ -12,6 +12,8 @@
 //   Transactions  per-thread transactions, in-place mutation frames, delivering notifications, flushes
 //   Copies        value copies: content differences, reconciliation after wholesale replacement
 //   Observers     one-shot and persistent synchronous observers
+//   Derived       derived values: memoized computations, observers of their inputs and sources
+//                 for their readers
 //   Reactions     Reaction: persistent observers that re-run after transactions
 //   Tracking      the public entry points: withTracking, recordAccesses, transaction, ...
 //   Declarations  the accessors: @Tracked, @TrackedWeak, StateRegistrar's read and write, in-place

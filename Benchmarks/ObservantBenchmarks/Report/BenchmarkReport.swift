@@ -12,6 +12,8 @@ struct BenchmarkReport {
   var flushRepetitions = 0
   /// Empty when valgrind is not installed.
   var instructions: [InstructionCounts.Result]?
+  var derived: [DerivedBenchmarks.Result]?
+  var derivedRepetitions = 0
 
   /// Steps where Observant's count differs from the minimal count.
   var failures: [ScenarioResult] { (scenarios ?? []).filter { !$0.passes } }

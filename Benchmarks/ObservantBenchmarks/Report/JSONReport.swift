@@ -29,6 +29,17 @@ extension BenchmarkReport {
             .object([("live_reactions", .integer($0.liveReactions)), ("ns_per_transaction", .number($0.nanosecondsPerTransaction))])
           })
       ))
+    root.append(
+      (
+        "derived",
+        .array(
+          (derived ?? []).map {
+            .object([
+              ("name", .string($0.name)), ("derived_ns", .number($0.derived)), ("body_ns", .number($0.body)),
+              ("apple_ns", .number($0.apple)),
+            ])
+          })
+      ))
     return JSONValue.object(root).text(indent: "") + "\n"
   }
 

@@ -74,6 +74,12 @@ extension BenchmarkReport {
       heading("Reaction flush cost: a write that dirties one reaction, with N live (median of \(flushRepetitions))")
       table(Self.flushTable(flush))
     }
+
+    if let derived {
+      heading("Derived values: ns per write and the runs it causes (median of \(derivedRepetitions))")
+      paragraph(DerivedBenchmarks.legend)
+      table(DerivedBenchmarks.table(derived))
+    }
     return out.joined(separator: "\n\n") + "\n"
   }
 

@@ -9,7 +9,7 @@ import Darwin
 /// Command-line options of `observant-bench`.
 struct Options {
   enum Section: String, CaseIterable {
-    case scenarios, micro, scaling, flush, instructions
+    case scenarios, micro, scaling, flush, instructions, derived
   }
 
   var sections: [Section] = Section.allCases
@@ -19,6 +19,8 @@ struct Options {
   var check = false
   /// Where to write report.md, results.json and scaling.svg; `nil`: write nothing.
   var outputDirectory: String? = Options.defaultOutputDirectory
+  /// `--derived-workload`: run one workload of `DerivedBenchmarks` alone (for profilers).
+  var derivedWorkload: (name: String, strategy: String, operations: Int)?
   private var outputChosen = false
 
   static let defaultOutputDirectory = ".benchmarks"
@@ -32,6 +34,7 @@ struct Options {
       scaling    one row mutation with 100 to 100,000 rows rendered: time and heap bytes per row
       flush      reaction flush cost with 1, 100 and 10,000 live reactions
       instructions  instructions and allocations per row action, counted by callgrind (valgrind)
+      derived    derived values vs recomputing in the body vs Apple: deep chain, wide fan-out
     Tables go to standard output, progress to standard error. A full run takes well under three
     minutes on a 2-core machine; --check takes seconds.
 
@@ -41,8 +44,12 @@ struct Options {
       --check          quick run for CI: exits with status 1 if any Observant count differs from the
                        minimal count (printing which); writes files only when --output is given
       --quick          fewer repetitions, scaling up to 1,000 rows
-      --only SECTIONS  comma-separated sections to run: scenarios, micro, scaling, flush, instructions
+      --only SECTIONS  comma-separated sections to run: scenarios, micro, scaling, flush, instructions,
+                       derived
       --debug-timing   print timing calibration to standard error
+      --derived-workload NAME STRATEGY OPERATIONS
+                       run one derived workload (name prefix) with one strategy (derived, body,
+                       apple) OPERATIONS times and exit: for profilers (perf record)
       -h, --help       print this help
 
     exit status: 0 done, 1 --check found a count that differs from minimal, 2 bad arguments
@@ -76,6 +83,10 @@ struct Options {
           sections.append(section)
         }
         options.sections = Section.allCases.filter(sections.contains)
+      case "--derived-workload":
+        guard let name = iterator.next(), let strategy = iterator.next(), let count = iterator.next().flatMap({ Int($0) })
+        else { fail("--derived-workload needs NAME STRATEGY OPERATIONS (try --help)") }
+        options.derivedWorkload = (name, strategy, count)
       case "--debug-timing":
         debugTiming = true
       case "--help", "-h":

@@ -74,17 +74,30 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
 
   /// Runs `body` under the compute lock once the cached value is the value of the current inputs.
   private func withValueUpToDate(_ body: () -> Void) {
+    // The lock is free unless another thread computes, or this one does (a cycle): only then is
+    // the thread's identity needed.
+    let done = computeLock.withLockIfAvailable { _ -> Bool in
+      upToDate(on: nil, body)
+      return true
+    }
+    guard done == nil else { return }
     let thread = UInt(bitPattern: ObjectIdentifier(TransactionContext.current))
     if busyThread.load(ordering: .acquiring) == thread {
       observantFatalError(
         "Observant: the derived value \"\(name)\" reads itself while it computes (a cycle of derived values)")
     }
-    computeLock.withLock { _ in
+    computeLock.withLock { _ in upToDate(on: thread, body) }
+  }
+
+  /// Under the compute lock: brings the value up to date, noting the thread while it may compute.
+  private func upToDate(on thread: UInt?, _ body: () -> Void) {
+    if freshness != .clean {
+      let thread = thread ?? UInt(bitPattern: ObjectIdentifier(TransactionContext.current))
       busyThread.store(thread, ordering: .releasing)
-      defer { busyThread.store(0, ordering: .releasing) }
       bringUpToDate()
-      body()
+      busyThread.store(0, ordering: .releasing)
     }
+    body()
   }
 
   private func bringUpToDate() {
@@ -139,6 +152,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     var released: (() -> Value)?
     computeLock.withLock { _ in
       isDisposed = true
+      registrar.existingTable?.computedSource = nil
       released = compute
       compute = nil
       recorder.removeAll().unlinkAll()

@@ -42,9 +42,11 @@ internal final class ObserverTable: @unchecked Sendable {
   /// owner's `deinit` sets `isDead` under the same lock.
   private unowned(unsafe) let owner: TrackingRegistrar
   private let state = Mutex(State())
-  /// The computed value whose registrar owns this table (a derived value), set once before the
-  /// table is shared; `nil` for the tables of objects and values.
-  weak var computedSource: (any ComputedSource)?
+  /// The computed value whose registrar owns this table (a derived value), set before the table
+  /// is shared and cleared when the value is released (which happens before it can be
+  /// deallocated); `nil` for the tables of objects and values. Not `weak`: a weak reference would
+  /// move every retain and release of the derived value to the slow path.
+  unowned(unsafe) var computedSource: (any ComputedSource)?
 
   /// Advanced (with a full barrier) every time a reader starts depending on a field's current
   /// state: a new link, or a kept dependency that now reads a newer state. A writer that compared
