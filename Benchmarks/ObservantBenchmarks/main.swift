@@ -13,6 +13,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == InstructionCounts.workloadFlag {
   MainActor.assumeIsolated { InstructionCounts.workload(Array(arguments.dropFirst())) }
 }
+if arguments.first == InstructionCounts.microWorkloadFlag {
+  InstructionCounts.microWorkload(Array(arguments.dropFirst()))
+}
 let options = Options.parse(arguments)
 if let alone = options.derivedWorkload {
   DerivedBenchmarks.runAlone(workload: alone.name, strategy: alone.strategy, operations: alone.operations)
@@ -39,6 +42,7 @@ for section in options.sections {
     guard !options.check else { continue }
     let sizes = options.quick ? InstructionCounts.quickSizes : InstructionCounts.standardSizes
     report.instructions = InstructionCounts.run(sizes: sizes) { progress($0) } ?? []
+    report.microInstructions = InstructionCounts.runMicro { progress($0) } ?? []
   case .derived:
     report.derived = DerivedBenchmarks.run(timing) { progress("derived: \($0)") }
     report.derivedRepetitions = timing.repetitions

@@ -21,6 +21,14 @@ import Darwin
 ///     valgrind --tool=callgrind '--zero-before=*observant_bench_measured_actions*' \
 ///       /tmp/ob --callgrind-workload observant 1000 200
 enum InstructionCounts {
+  /// Instructions and allocations per operation of one micro-benchmark, both sides.
+  struct MicroResult {
+    let name: String
+    let operations: Int
+    let observant: (instructions: Double, allocations: Double)
+    let apple: (instructions: Double, allocations: Double)
+  }
+
   struct Result {
     let strategy: Strategy
     let rows: Int
@@ -33,6 +41,7 @@ enum InstructionCounts {
   static let quickSizes = [100, 1_000]
   static let actions = 200
   static let workloadFlag = "--callgrind-workload"
+  static let microWorkloadFlag = "--callgrind-micro"
   /// Matches the function and its specializations (the optimizer specializes it for its closure).
   private static let marker = "*observant_bench_measured_actions*"
   private static let valgrind = "/usr/bin/valgrind"
@@ -67,6 +76,84 @@ enum InstructionCounts {
       }
     }
     return results
+  }
+
+  /// Operations counted per micro-benchmark: enough that setup is noise, few enough that
+  /// callgrind (about 50 times slower than the machine) finishes in a few seconds.
+  static func microOperations(_ name: String) -> Int {
+    switch name {
+    case "write-100-observers", "scope-100-fields": return 300
+    case "write-10-observers", "scope-10-fields": return 3_000
+    case "write-1-observer", "scope-1-field", "fire-reinstall": return 20_000
+    default: return 200_000
+    }
+  }
+
+  /// Every micro-benchmark's instructions and allocations per operation, Observant and Apple;
+  /// `nil` when valgrind is not installed.
+  static func runMicro(progress: (String) -> Void) -> [MicroResult]? {
+    guard isAvailable else {
+      progress("instructions: valgrind is not installed at \(valgrind); skipped")
+      return nil
+    }
+    let executable = "/tmp/observant-bench-callgrind-\(getpid())"
+    defer { unlink(executable) }
+    guard spawnAndWait(["/usr/bin/strip", "--strip-debug", "-o", executable, executablePath()]) else {
+      progress("instructions: could not run /usr/bin/strip --strip-debug on the benchmark; skipped")
+      return nil
+    }
+    var results: [MicroResult] = []
+    for pair in MicroBenchmarks.pairs() where !pair.name.hasPrefix("plain-") {
+      let operations = microOperations(pair.name)
+      progress("instructions: \(pair.name), \(operations) operations per side under callgrind")
+      var sides: [(instructions: Double, allocations: Double)] = []
+      for side in ["observant", "apple"] {
+        let output = "/tmp/observant-bench-callgrind-\(getpid())-\(pair.name)-\(side).out"
+        defer { unlink(output) }
+        let arguments = [
+          valgrind, "--tool=callgrind", "--callgrind-out-file=\(output)", "--zero-before=\(marker)",
+          "--compress-strings=no", "--compress-pos=no",
+          executable, microWorkloadFlag, pair.name, side, String(operations),
+        ]
+        guard spawnAndWait(arguments), let counts = parse(output) else { break }
+        sides.append((counts.instructions / Double(operations), counts.allocations / Double(operations)))
+      }
+      guard sides.count == 2 else {
+        progress("instructions: callgrind run failed for \(pair.name)")
+        continue
+      }
+      results.append(MicroResult(name: pair.name, operations: operations, observant: sides[0], apple: sides[1]))
+    }
+    return results
+  }
+
+  /// The child's side of a micro-benchmark: one warm-up pass, then the measured operations.
+  static func microWorkload(_ arguments: [String]) -> Never {
+    guard arguments.count == 3, let pair = MicroBenchmarks.pairs().first(where: { $0.name == arguments[0] }),
+      ["observant", "apple"].contains(arguments[1]), let operations = Int(arguments[2])
+    else { fail("\(microWorkloadFlag) needs NAME observant|apple OPERATIONS") }
+    let workload = arguments[1] == "observant" ? pair.observant : pair.apple
+    workload.run(max(1, operations / 10))
+    workload.cleanup()
+    observantBenchMeasuredActions(1) { workload.run(operations) }
+    _exit(0)
+  }
+
+  static func microTable(_ results: [MicroResult]) -> TextTable {
+    var table = TextTable(header: [
+      "operation", "Observant instructions", "Apple instructions", "Apple/Observant", "Observant allocations",
+      "Apple allocations",
+    ])
+    table.rightAligned = [1, 2, 3, 4, 5]
+    for result in results {
+      table.append([
+        result.name, formatThousands(Int(result.observant.instructions.rounded())),
+        formatThousands(Int(result.apple.instructions.rounded())),
+        formatRatio(result.apple.instructions / result.observant.instructions),
+        format(result.observant.allocations, decimals: 2), format(result.apple.allocations, decimals: 2),
+      ])
+    }
+    return table
   }
 
   /// The child's side: build, warm up, then the measured actions.

@@ -12,6 +12,8 @@ struct BenchmarkReport {
   var flushRepetitions = 0
   /// Empty when valgrind is not installed.
   var instructions: [InstructionCounts.Result]?
+  /// Instructions and allocations per micro-benchmark operation; empty when valgrind is not installed.
+  var microInstructions: [InstructionCounts.MicroResult]?
   var derived: [DerivedBenchmarks.Result]?
   var derivedRepetitions = 0
 

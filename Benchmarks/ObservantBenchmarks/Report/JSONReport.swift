@@ -31,6 +31,20 @@ extension BenchmarkReport {
       ))
     root.append(
       (
+        "micro_instructions",
+        .array(
+          (microInstructions ?? []).map {
+            .object([
+              ("name", .string($0.name)), ("operations", .integer($0.operations)),
+              ("observant_instructions", .number($0.observant.instructions)),
+              ("apple_instructions", .number($0.apple.instructions)),
+              ("observant_allocations", .number($0.observant.allocations)),
+              ("apple_allocations", .number($0.apple.allocations)),
+            ])
+          })
+      ))
+    root.append(
+      (
         "derived",
         .array(
           (derived ?? []).map {

@@ -70,6 +70,13 @@ extension BenchmarkReport {
       if !instructions.isEmpty { table(InstructionCounts.table(instructions)) }
     }
 
+    if let microInstructions, !microInstructions.isEmpty {
+      heading("Instructions and allocations per micro-benchmark operation (callgrind)")
+      paragraph(
+        "The micro-benchmarks above, counted by `valgrind --tool=callgrind` after a warm-up pass: stable where times are noisy.")
+      table(InstructionCounts.microTable(microInstructions))
+    }
+
     if let flush {
       heading("Reaction flush cost: a write that dirties one reaction, with N live (median of \(flushRepetitions))")
       table(Self.flushTable(flush))
