@@ -36,16 +36,17 @@ public struct Tracked<Value> {
     // accessors are inlined into the property's synthesized accessors, where the key paths are
     // literals. Hence `@inline(__always)`, and slow paths kept out of line.
     //
-    // A read outside a tracking scope is a plain read access. A tracked read needs the field's
-    // identity, its storage offset, which Swift yields only through a modifying access (taking
-    // the address): that access touches no memory, but ThreadSanitizer would report two threads
-    // reading one field as a race, so it is hidden from the sanitizer (see `_storageForReading`),
-    // and the value is then read through the address. The read is recorded (and the observer
-    // linked) before the value is read, so a write on another thread right after it is heard.
+    // A read takes the storage's address with an instantaneous, unchecked access (it touches no
+    // memory), then loads the value through it: no dynamic exclusivity check, as for the setter,
+    // which stores through the same address. (Taking an address is a modifying access, which
+    // ThreadSanitizer would report as a write when two threads read one field, so it is hidden
+    // from the sanitizer; see `_storageForReading`.) A tracked read also needs the field's
+    // identity, its storage offset. The read is recorded (and the observer linked) before the
+    // value is loaded, so a write on another thread right after it is heard.
     @inline(__always)
     get {
-      guard let recorder = ThreadLocal.recorder else { return object[keyPath: storageKeyPath].value }
       let storage = _storageForReading(object, storageKeyPath)
+      guard let recorder = ThreadLocal.recorder else { return storage.pointee.value }
       recorder._withUnsafeGuaranteedRef {
         $0.record(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)
       }
@@ -55,43 +56,67 @@ public struct Tracked<Value> {
     set {
       _set(object, _storage(object, storageKeyPath), newValue)
     }
+    // One yield site, and the bookkeeping out of line: the coroutine is then inlined into the
+    // property's own `_modify`, where the key path folds into a field access (a coroutine with
+    // two yield sites is not inlined, and applies the key path at run time).
     @inline(__always)
     _modify {
+      let storage = _storage(object, storageKeyPath)
       let strategy = _modifyStrategy(Value.self)
-      if strategy.yieldsCopy {
-        // Trivially copyable (nothing inside can be observed) or enum state: mutate a copy, then
-        // set it like the setter.
-        var copy = object[keyPath: storageKeyPath].value
-        defer { _set(object, _storage(object, storageKeyPath), copy) }
-        yield &copy
-      } else {
-        // Scheduled observers dirtied by writes nested in this mutation run after it, when the
-        // property is no longer being modified; synchronous ones are deferred to its end.
-        _beginInPlaceMutation()
-        let registrar = object.trackingRegistrar
-        var opened = false
-        let ticket = strategy == .announce ? registrar._writeTicket : 0
-        if strategy == .announce && registrar.hasObservers {
-          opened = registrar._announceClassFieldWrite(_fieldKey(object, storageKeyPath), owner: Object.self, values: { nil })
+      // Trivially copyable values and enum state are mutated in place, then set like the setter
+      // from the value they had (observers are told before the new value is stored). The other
+      // strategies mutate the storage itself, with the checks of `_InPlaceModification`.
+      let old: Value? = strategy.yieldsCopy ? storage.pointee.value : nil
+      let inPlace = strategy.yieldsCopy ? nil : _beginInPlace(object, storage, strategy)
+      defer {
+        if let old {
+          let new = storage.pointee.value
+          storage.pointee.value = old
+          _set(object, storage, new)
+        } else if let inPlace {
+          _endInPlace(object, storage, inPlace)
         }
-        // A class's property is live state: the anchor of every in-place mutation below it.
-        let modification = _InPlaceModification(strategy, current: object[keyPath: storageKeyPath].value, anchored: true)
-        defer {
-          let outcome = modification.finish(current: object[keyPath: storageKeyPath].value)
-          if strategy == .announce && registrar._readersMayHaveMissed(since: ticket) {
-            registrar._deliverLate(_fieldKey(object, storageKeyPath), overwriting: Stamp.none)
-          }
-          if case .slot(let values) = outcome, registrar.hasObservers {
-            let slotOpened = registrar._announceClassFieldWrite(
-              _fieldKey(object, storageKeyPath), owner: Object.self, values: { values })
-            if slotOpened { _endImplicitTransaction() }
-          }
-          if opened { _endImplicitTransaction() }
-          _endInPlaceMutation()
-        }
-        yield &object[keyPath: storageKeyPath].value
       }
+      yield &storage.pointee.value
     }
+  }
+
+  /// Starts an in-place mutation that yields the storage itself (see `_InPlaceModification`):
+  /// opens the in-place frame (synchronous observers dirtied by writes nested in it run after it,
+  /// when the property is no longer being modified), and for the `.announce` strategy tells the
+  /// field's readers now.
+  @inlinable @inline(never)
+  internal static func _beginInPlace<Object: Trackable>(
+    _ object: Object, _ storage: UnsafeMutablePointer<Self>, _ strategy: _ModifyStrategy
+  ) -> _TrackedInPlace<Value> {
+    _beginInPlaceMutation()
+    let registrar = object.trackingRegistrar
+    var opened = false
+    let ticket = strategy == .announce ? registrar._writeTicket : 0
+    if strategy == .announce && registrar.hasObservers {
+      opened = registrar._announceClassFieldWrite(_fieldKey(object, storage), owner: Object.self, values: { nil })
+    }
+    // A class's property is live state: the anchor of every in-place mutation below it.
+    let modification = _InPlaceModification(strategy, current: storage.pointee.value, anchored: true)
+    return _TrackedInPlace(modification: modification, ticket: ticket, openedTransaction: opened)
+  }
+
+  /// Ends an in-place mutation started by `_beginInPlace`: tells the slot's readers what changed.
+  @inlinable @inline(never)
+  internal static func _endInPlace<Object: Trackable>(
+    _ object: Object, _ storage: UnsafeMutablePointer<Self>, _ inPlace: _TrackedInPlace<Value>
+  ) {
+    let registrar = object.trackingRegistrar
+    let outcome = inPlace.modification.finish(current: storage.pointee.value)
+    if inPlace.modification.strategy == .announce && registrar._readersMayHaveMissed(since: inPlace.ticket) {
+      registrar._deliverLate(_fieldKey(object, storage), overwriting: Stamp.none)
+    }
+    if case .slot(let values) = outcome, registrar.hasObservers {
+      let slotOpened = registrar._announceClassFieldWrite(_fieldKey(object, storage), owner: Object.self, values: { values })
+      if slotOpened { _endImplicitTransaction() }
+    }
+    if inPlace.openedTransaction { _endImplicitTransaction() }
+    _endInPlaceMutation()
   }
 
   /// A write: a load and a branch when nobody observes the object and the value cannot hold
@@ -192,3 +217,18 @@ public struct Tracked<Value> {
 }
 
 extension Tracked: Sendable where Value: Sendable {}
+
+/// What an in-place mutation of a `@Tracked` property keeps from its start to its end.
+@usableFromInline
+internal struct _TrackedInPlace<Value> {
+  @usableFromInline let modification: _InPlaceModification<Value>
+  @usableFromInline let ticket: UInt64
+  @usableFromInline let openedTransaction: Bool
+
+  @inlinable
+  init(modification: _InPlaceModification<Value>, ticket: UInt64, openedTransaction: Bool) {
+    self.modification = modification
+    self.ticket = ticket
+    self.openedTransaction = openedTransaction
+  }
+}

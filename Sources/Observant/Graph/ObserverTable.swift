@@ -31,9 +31,64 @@ internal final class ObserverTable: @unchecked Sendable {
 
   private struct State {
     var slots: ContiguousArray<Slot> = []
-    var slotIndex: [FieldKey: Int32] = [:]
+    var slotIndex = SlotIndex()
     var count = 0
     var isDead = false
+  }
+
+  /// Slot positions by field key, once an object has more observed fields than a scan should
+  /// cover: open addressing with linear probing over a power-of-two array, hashed by a
+  /// multiply-shift of the key (cheaper than `Dictionary`'s SipHash, which dominated scopes that
+  /// read many fields of one object). Slots are never removed, so neither are entries.
+  private struct SlotIndex {
+    /// Slot position + 1 per bucket; 0 is an empty bucket.
+    private var buckets: ContiguousArray<Int32> = []
+    private var shift: UInt = 64
+    private var used = 0
+
+    var isEmpty: Bool { buckets.isEmpty }
+
+    private func bucket(_ key: FieldKey) -> Int {
+      Int(truncatingIfNeeded: (key.rawValue &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    func find(_ key: FieldKey, in slots: ContiguousArray<Slot>) -> Int32? {
+      let mask = buckets.count - 1
+      var position = bucket(key)
+      while true {
+        let entry = buckets[position]
+        if entry == 0 { return nil }
+        if slots[Int(entry - 1)].key == key { return entry - 1 }
+        position = (position + 1) & mask
+      }
+    }
+
+    /// Indexes every slot (the first time, or when the buckets fill up).
+    mutating func rebuild(_ slots: ContiguousArray<Slot>) {
+      var capacity = 32
+      while capacity < slots.count * 2 { capacity *= 2 }
+      buckets = ContiguousArray(repeating: 0, count: capacity)
+      shift = UInt(64 - capacity.trailingZeroBitCount)
+      used = 0
+      for position in slots.indices { place(slots[position].key, Int32(position)) }
+    }
+
+    /// Indexes the slot just appended at `position`.
+    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int32) {
+      if (used + 1) * 2 > buckets.count {
+        rebuild(slots)
+      } else {
+        place(slots[Int(position)].key, position)
+      }
+    }
+
+    private mutating func place(_ key: FieldKey, _ position: Int32) {
+      let mask = buckets.count - 1
+      var index = bucket(key)
+      while buckets[index] != 0 { index = (index + 1) & mask }
+      buckets[index] = position + 1
+      used += 1
+    }
   }
 
   /// The owning registrar's identity, for access logs.
@@ -128,16 +183,16 @@ internal final class ObserverTable: @unchecked Sendable {
     let index = Int32(state.slots.count - 1)
     if state.slots.count > scanLimit {
       if state.slotIndex.isEmpty {
-        for (position, slot) in state.slots.enumerated() { state.slotIndex[slot.key] = Int32(position) }
+        state.slotIndex.rebuild(state.slots)
       } else {
-        state.slotIndex[key] = index
+        state.slotIndex.insert(state.slots, at: index)
       }
     }
     return index
   }
 
   private static func existingSlot(for key: FieldKey, in state: State) -> Int32? {
-    if !state.slotIndex.isEmpty { return state.slotIndex[key] }
+    if !state.slotIndex.isEmpty { return state.slotIndex.find(key, in: state.slots) }
     for index in state.slots.indices where state.slots[index].key == key { return Int32(index) }
     return nil
   }
@@ -267,7 +322,9 @@ internal final class ObserverTable: @unchecked Sendable {
       }
       if count != slot.count { _invariantViolated("slot count \(slot.count), list length \(count)") }
       total += count
-      if !state.slotIndex.isEmpty && state.slotIndex[slot.key] != Int32(index) { _invariantViolated("slot index out of date") }
+      if !state.slotIndex.isEmpty && state.slotIndex.find(slot.key, in: state.slots) != Int32(index) {
+        _invariantViolated("slot index out of date")
+      }
     }
     if total != state.count { _invariantViolated("table count \(state.count), lists hold \(total)") }
   }

@@ -39,7 +39,9 @@ internal final class Recorder {
   /// How many dependencies are guarded; zero lets `allGuardsInvalid` answer at once.
   @exclusivity(unchecked) private var guardedCount = 0
 
-  private static var scanLimit: Int { 8 }
+  /// Up to this many dependencies a lookup scans them (a few instructions each); beyond, an index
+  /// is built (an allocation and a rebuild, worth it only for scopes that read many fields).
+  private static var scanLimit: Int { 16 }
 
   init(owner: Observer? = nil) {
     self.owner = owner
@@ -192,6 +194,12 @@ internal final class Recorder {
     return all
   }
 
+  /// The dependencies recorded so far, in a new array of exactly their number (the recorder keeps
+  /// its own storage, for reuse by `reset()`).
+  func copyOfDependencies() -> ContiguousArray<Dependency> {
+    ContiguousArray(dependencies[..<cursor])
+  }
+
   /// Empties the recorder for reuse, keeping its storage.
   func reset() {
     dependencies.removeAll(keepingCapacity: true)
@@ -258,7 +266,8 @@ internal final class Recorder {
 /// table, hashed by a multiply-shift of the two identities. Cheaper than `Dictionary`, whose SipHash
 /// dominated reads of many fields. Holds the first dependency recorded for each pair.
 internal struct DependencyIndex {
-  private var slots: [Dependency?] = []
+  /// Unretained: the recorder's array owns the dependencies (no reference counting per probe).
+  private var slots: ContiguousArray<Unmanaged<Dependency>?> = []
   private var shift = 64
   private var used = 0
 
@@ -273,8 +282,9 @@ internal struct DependencyIndex {
   func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
     let mask = slots.count - 1
     var position = slot(table, key)
-    while let dependency = slots[position] {
-      if dependency.table === table && dependency.key == key { return dependency }
+    while let entry = slots[position] {
+      let found = entry._withUnsafeGuaranteedRef { $0.table === table && $0.key == key }
+      if found { return entry.takeUnretainedValue() }
       position = (position + 1) & mask
     }
     return nil
@@ -282,7 +292,7 @@ internal struct DependencyIndex {
 
   mutating func insert(_ dependency: Dependency) {
     if (used + 1) * 2 > slots.count {
-      var all = slots.compactMap { $0 }
+      var all = slots.compactMap { $0?.takeUnretainedValue() }
       all.append(dependency)
       rebuild(all)
       return
@@ -293,7 +303,7 @@ internal struct DependencyIndex {
   mutating func rebuild<Dependencies: Collection<Dependency>>(_ dependencies: Dependencies) {
     var capacity = 16
     while capacity < dependencies.count * 2 { capacity *= 2 }
-    slots = [Dependency?](repeating: nil, count: capacity)
+    slots = ContiguousArray(repeating: nil, count: capacity)
     shift = 64 - capacity.trailingZeroBitCount
     used = 0
     for dependency in dependencies { place(dependency) }
@@ -302,11 +312,12 @@ internal struct DependencyIndex {
   private mutating func place(_ dependency: Dependency) {
     let mask = slots.count - 1
     var position = slot(dependency.table, dependency.key)
-    while let existing = slots[position] {
-      if existing.table === dependency.table && existing.key == dependency.key { return }  // keep the first
+    while let entry = slots[position] {
+      let same = entry._withUnsafeGuaranteedRef { $0.table === dependency.table && $0.key == dependency.key }
+      if same { return }  // keep the first
       position = (position + 1) & mask
     }
-    slots[position] = dependency
+    slots[position] = Unmanaged.passUnretained(dependency)
     used += 1
   }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import _ObservantShims
 
 /// The registrar of an observable object or value: the handle through which its fields' readers
 /// and writers find the observer table.
@@ -107,7 +108,8 @@ public final class TrackingRegistrar: Sendable {
   /// - Complexity: a full memory barrier and a load; one more load when observers exist.
   @inlinable @inline(__always)
   internal func _readersMayHaveMissed(since ticket: UInt64) -> Bool {
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    // A full barrier between the caller's store and this load (see `observant_full_barrier`).
+    observant_full_barrier()
     let word = state.load(ordering: .relaxed)
     guard word & 1 != 0 else { return false }
     return ticket == 0 || _epoch(ofTableAt: word) != ticket

@@ -35,7 +35,7 @@ public func withTracking<Result>(
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> Result {
-  try withCancellableTracking(propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange).value
+  try _track(propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange).value
 }
 
 /// `withTracking(_:onChange:)`, returning a handle that can cancel the observation and tells which
@@ -51,6 +51,21 @@ public func withCancellableTracking<Result>(
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> (value: Result, observation: TrackingObservation) {
+  let (value, observer, dependencies) = try _track(
+    propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange)
+  return (value, TrackingObservation(observer: observer, dependencies: dependencies))
+}
+
+/// The one-shot scope behind `withTracking` and `withCancellableTracking`: runs `apply` with a
+/// recorder whose new dependencies are linked to a one-shot observer as they are read. Returns the
+/// observer (`nil` when nothing was read) and the dependencies, in the order of first read.
+///
+/// Builds no access log and no handle: `withTracking` needs neither.
+private func _track<Result>(
+  propagatingToOuterScope: Bool,
+  _ apply: () throws -> Result,
+  onChange: @escaping @Sendable () -> Void
+) rethrows -> (value: Result, observer: OneShotObserver?, dependencies: ContiguousArray<Dependency>) {
   let context = TransactionContext.current
   let recorder = context.takeSpareRecorder() ?? Recorder()
   let observer = OneShotObserver(onChange: onChange)
@@ -63,30 +78,34 @@ public func withCancellableTracking<Result>(
   do {
     value = try withRecorder(recorder, propagating: propagatingToOuterScope, apply)
   } catch {
-    observer.adopt(recorder.removeAll())
+    observer.adopt(recorder.copyOfDependencies())
     throw error
   }
-  let dependencies = recorder.removeAll()
-  let accesses = AccessLog(dependencies)
+  // A copy of exactly the recorded size: the recorder keeps its storage for the next scope.
+  let dependencies = recorder.copyOfDependencies()
   guard !dependencies.isEmpty else {
     observer.cancel()
-    return (value, TrackingObservation(observer: nil, accesses: accesses))
+    return (value, nil, dependencies)
   }
   observer.adopt(dependencies)
-  return (value, TrackingObservation(observer: observer, accesses: accesses))
+  return (value, observer, dependencies)
 }
 
 /// A one-shot observation started by `withCancellableTracking(_:onChange:)`.
 public final class TrackingObservation: Sendable {
   private let observer: OneShotObserver?
+  /// What the closure read, kept to describe it (`accesses`); the log is built when asked for.
+  private let dependencies: ContiguousArray<Dependency>
+
+  internal init(observer: OneShotObserver?, dependencies: ContiguousArray<Dependency>) {
+    self.observer = observer
+    self.dependencies = dependencies
+  }
 
   /// The fields the observed closure read.
-  public let accesses: AccessLog
-
-  internal init(observer: OneShotObserver?, accesses: AccessLog) {
-    self.observer = observer
-    self.accesses = accesses
-  }
+  ///
+  /// - Complexity: O(*n*) in the number of fields read (the log is built on each call).
+  public var accesses: AccessLog { AccessLog(dependencies) }
 
   /// Whether `onChange` can still be called: the closure read something, and the observation has
   /// neither fired nor been cancelled.

@@ -83,6 +83,20 @@ OBSERVANT_INLINE void observant_frame_set(void *_Nullable registrar, uint64_t ex
 OBSERVANT_INLINE void observant_frame_set_expected(uint64_t expected) { _observant_frame_expected = expected; }
 OBSERVANT_INLINE void observant_frame_set_depth(uint64_t depth) { _observant_frame_depth = depth; }
 
+// MARK: Barriers
+
+/// A full memory barrier (no store is reordered with a later load): what a write takes between
+/// storing a value and checking whether a reader started depending on the field meanwhile.
+/// On x86-64 a locked add to the stack (about 5 ns here) instead of `mfence` (about 18 ns), as
+/// the Linux kernel does for `smp_mb()`: both drain the store buffer, the locked add is cheaper.
+OBSERVANT_INLINE void observant_full_barrier(void) {
+#if defined(__x86_64__)
+  __asm__ __volatile__("lock; addl $0,-4(%%rsp)" ::: "memory", "cc");
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 // MARK: Executors
 
 /// Whether the running code executes on the serial executor `(identity, implementation)` (the two
