@@ -179,9 +179,10 @@ internal struct ContentDiff {
     if !backToOriginal {
       if fixed { live = false } else { proposed = Stamp.next() }
     }
-    let dependencies = table.dependencies(overwritingAnyField: old)
+    var dependencies = table.dependencies(overwritingAnyField: old)
+    let name = Self.name(of: dependencies)
     let (seen, opened) = Notifications.deliver(
-      dependencies, table: table, key: .unresolved, name: Self.name(of: dependencies), from: old, to: proposed,
+      &dependencies, table: table, key: .unresolved, name: name, from: old, to: proposed,
       isLive: live, canRestoreStamp: !fixed, values: values)
     if !fixed { new = seen }
     // The diff runs inside a transaction of its own (see `apply`): the level the write opened

@@ -151,9 +151,9 @@ extension TrackingRegistrar {
     let proposed = Stamp.next()
     guard let table = existingTable else { return (proposed, false) }
     let key = FieldNames.key(for: name)
-    let dependencies = table.dependencies(of: key, overwriting: seen)
+    var dependencies = table.dependencies(of: key, overwriting: seen)
     return Notifications.deliver(
-      dependencies, table: table, key: key, name: .field(name, owner: owner), from: seen, to: proposed,
+      &dependencies, table: table, key: key, name: .field(name, owner: owner), from: seen, to: proposed,
       isLive: live, values: values)
   }
 
@@ -164,9 +164,9 @@ extension TrackingRegistrar {
     _ key: FieldKey, owner: AnyObject.Type, values: () -> ChangeValues?
   ) -> Bool {
     guard let table = existingTable else { return false }
-    let dependencies = table.dependencies(of: key, overwriting: Stamp.none)
+    var dependencies = table.dependencies(of: key, overwriting: Stamp.none)
     return Notifications.deliver(
-      dependencies, table: table, key: key, name: .storedProperty(owner), from: Stamp.none, to: Stamp.none,
+      &dependencies, table: table, key: key, name: .storedProperty(owner), from: Stamp.none, to: Stamp.none,
       isLive: true, values: values
     ).openedTransaction
   }

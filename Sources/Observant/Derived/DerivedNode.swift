@@ -82,7 +82,8 @@ internal class DerivedNode: Observer, @unchecked Sendable {
       stopListening()
       return
     }
-    let readers = table.dependencies(of: Self.fieldKey, overwriting: Stamp.none)
+    var readers = table.dependencies(of: Self.fieldKey, overwriting: Stamp.none)
+    defer { readers.recycle() }
     guard !readers.isEmpty else {
       stopListening()
       return

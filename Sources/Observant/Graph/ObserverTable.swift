@@ -206,6 +206,7 @@ internal final class ObserverTable: @unchecked Sendable {
     state.withLock { state in
       guard !state.isDead, let slot = Self.existingSlot(for: key, in: state) else { return .none }
       var snapshot = DependencySnapshot.none
+      snapshot.expect(state.slots[Int(slot)].count)
       var dependency = state.slots[Int(slot)].head
       while let current = dependency {
         if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
@@ -222,6 +223,7 @@ internal final class ObserverTable: @unchecked Sendable {
     state.withLock { state in
       guard !state.isDead else { return .none }
       var snapshot = DependencySnapshot.none
+      snapshot.expect(state.count)
       for slot in state.slots {
         var dependency = slot.head
         while let current = dependency {
@@ -331,16 +333,36 @@ internal final class ObserverTable: @unchecked Sendable {
 }
 
 /// Dependencies copied out of a table so their observers can be called without holding its lock.
-/// The common single-dependency case needs no array.
+/// The common single-dependency case needs no array; several go into a buffer borrowed from the
+/// thread's transaction context, which `recycle()` returns, so steady-state notification
+/// allocates nothing.
 internal enum DependencySnapshot {
   case none
   case one(Dependency)
-  case many([Dependency])
+  case many(ContiguousArray<Dependency>)
+  /// Nothing yet; room for `capacity` (a borrowed buffer) once a second dependency arrives.
+  case expecting(capacity: Int)
+
+  /// Prepares for up to `count` dependencies (a hint, before the first `append`).
+  mutating func expect(_ count: Int) {
+    if case .none = self, count > 1 { self = .expecting(capacity: count) }
+  }
 
   mutating func append(_ dependency: Dependency) {
     switch self {
-    case .none: self = .one(dependency)
-    case .one(let first): self = .many([first, dependency])
+    case .none, .expecting:
+      if case .expecting(let capacity) = self {
+        var buffer = TransactionContext.current.takeDependencyBuffer(capacity: capacity)
+        buffer.append(dependency)
+        self = .many(buffer)
+      } else {
+        self = .one(dependency)
+      }
+    case .one(let first):
+      var buffer = TransactionContext.current.takeDependencyBuffer(capacity: 2)
+      buffer.append(first)
+      buffer.append(dependency)
+      self = .many(buffer)
     case .many(var all):
       self = .none
       all.append(dependency)
@@ -349,15 +371,60 @@ internal enum DependencySnapshot {
   }
 
   var isEmpty: Bool {
-    if case .none = self { return true }
-    return false
+    switch self {
+    case .none, .expecting: return true
+    case .one, .many: return false
+    }
   }
 
   func forEach(_ body: (Dependency) -> Void) {
     switch self {
-    case .none: break
+    case .none, .expecting: break
     case .one(let dependency): body(dependency)
     case .many(let dependencies): dependencies.forEach(body)
+    }
+  }
+
+  /// The scheduled observers of the dependencies, in order.
+  var scheduledObservers: ScheduledObservers { ScheduledObservers(snapshot: self) }
+
+  /// Returns a borrowed buffer to the thread's context for reuse, leaving the snapshot empty.
+  mutating func recycle() {
+    guard case .many(var buffer) = self else { return }
+    self = .none  // the buffer's only reference is now `buffer`: reused without a copy
+    TransactionContext.current.returnDependencyBuffer(&buffer)
+  }
+}
+
+/// The scheduled observers among a snapshot's dependencies (see `TransactionContext.recordWrite`).
+internal struct ScheduledObservers: Sequence {
+  let snapshot: DependencySnapshot
+
+  func makeIterator() -> Iterator { Iterator(snapshot: snapshot) }
+
+  struct Iterator: IteratorProtocol {
+    private let snapshot: DependencySnapshot
+    private var position = 0
+
+    init(snapshot: DependencySnapshot) { self.snapshot = snapshot }
+
+    mutating func next() -> ScheduledObserver? {
+      while true {
+        let dependency: Dependency
+        switch snapshot {
+        case .none, .expecting: return nil
+        case .one(let only):
+          guard position == 0 else { return nil }
+          dependency = only
+        case .many(let all):
+          guard position < all.count else { return nil }
+          dependency = all[position]
+        }
+        position += 1
+        if let observer = dependency.observer, observer.isScheduled {
+          return unsafeDowncast(observer, to: ScheduledObserver.self)
+        }
+      }
     }
   }
 }

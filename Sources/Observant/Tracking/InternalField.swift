@@ -23,10 +23,10 @@ extension TrackingRegistrar {
   /// ones when the transaction ends).
   package func notifyChange(of field: InternalField) {
     guard hasObservers, let table = existingTable else { return }
-    let dependencies = table.dependencies(of: field.key, overwriting: Stamp.none)
+    var dependencies = table.dependencies(of: field.key, overwriting: Stamp.none)
     guard !dependencies.isEmpty else { return }
     let opened = Notifications.deliver(
-      dependencies, table: table, key: field.key, name: .custom(field.name, owner: field.owner),
+      &dependencies, table: table, key: field.key, name: .custom(field.name, owner: field.owner),
       from: Stamp.none, to: Stamp.none, isLive: false, values: { nil }
     ).openedTransaction
     if opened { _endImplicitTransaction() }

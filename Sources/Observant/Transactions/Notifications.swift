@@ -15,18 +15,19 @@ internal enum Notifications {
   ///   when a live write sets the field back), and whether a transaction was opened (the caller
   ///   ends it with `TransactionContext.end()` once the value is stored).
   static func deliver(
-    _ dependencies: DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
+    _ dependencies: inout DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
     from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, canRestoreStamp: Bool = true,
     values: () -> ChangeValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
-    var scheduled = ScheduledBatch()
+    defer { dependencies.recycle() }
+    var hasScheduled = false
     // Set when an observer that only marks (a derived value) was told: it got a transaction of
     // its own to schedule its readers' checks into, ended by the caller after the store.
     var openedForMarks = false
     dependencies.forEach { dependency in
       guard let observer = dependency.observer else { return }
       if observer.isScheduled {
-        scheduled.append(unsafeDowncast(observer, to: ScheduledObserver.self))
+        hasScheduled = true
       } else if observer.marksDuringWrites {
         if !openedForMarks {
           TransactionContext.current.begin()
@@ -39,13 +40,13 @@ internal enum Notifications {
         observer.dependencyChanged(dependency, .unknown)
       }
     }
-    guard !scheduled.isEmpty else {
+    guard hasScheduled else {
       // Nobody read the state this write overwrites, but an earlier write of this transaction
       // produced it: the record of that lineage follows the field (it may yet be set back).
       if let context = TransactionContext.existing, context.hasRecord(table: table, key: key, latestSeen: seen) {
         let newSeen = context.recordWrite(
           table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-          canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
+          canRestoreStamp: canRestoreStamp, values: values, observers: EmptyCollection())
         return (newSeen, openedForMarks)
       }
       return (proposedSeen, openedForMarks)
@@ -54,7 +55,7 @@ internal enum Notifications {
     if !openedForMarks { context.begin() }
     let newSeen = context.recordWrite(
       table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-      canRestoreStamp: canRestoreStamp, values: values, observers: scheduled)
+      canRestoreStamp: canRestoreStamp, values: values, observers: dependencies.scheduledObservers)
     return (newSeen, true)
   }
 
@@ -88,33 +89,6 @@ internal enum Notifications {
       }
     }
     if opened { TransactionContext.current.end() }
-  }
-}
-
-/// The scheduled observers of one write; one needs no allocation.
-internal struct ScheduledBatch: Sequence {
-  private var first: ScheduledObserver?
-  private var rest: [ScheduledObserver] = []
-
-  var isEmpty: Bool { first == nil }
-
-  mutating func append(_ observer: ScheduledObserver) {
-    if first == nil { first = observer } else { rest.append(observer) }
-  }
-
-  func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
-
-  struct Iterator: IteratorProtocol {
-    fileprivate var first: ScheduledObserver?
-    fileprivate var rest: IndexingIterator<[ScheduledObserver]>
-
-    mutating func next() -> ScheduledObserver? {
-      if let first {
-        self.first = nil
-        return first
-      }
-      return rest.next()
-    }
   }
 }
 

@@ -18,6 +18,16 @@ internal final class TransactionContext {
 
   @exclusivity(unchecked) private var records: ContiguousArray<WriteRecord> = []
   @exclusivity(unchecked) private var recordIndex: [RecordKey: Int] = [:]
+  /// The scheduled observers of the records, in the order the writes told them.
+  @exclusivity(unchecked) private var recordObservers: ContiguousArray<RecordObserver> = []
+  /// Storage the flush reuses from one transaction to the next, so that a flush whose reactions
+  /// re-run with unchanged dependencies allocates nothing: the observers made dirty by the latest
+  /// writes, and the queues of the current and the next round.
+  @exclusivity(unchecked) private var dirtyScratch: [DirtyObserver] = []
+  @exclusivity(unchecked) private var roundScratch: [DirtyObserver] = []
+  @exclusivity(unchecked) private var nextRoundScratch: [DirtyObserver] = []
+  /// Emptied dependency buffers, for snapshots of a field's readers (see `DependencySnapshot`).
+  @exclusivity(unchecked) private var spareDependencyBuffers: [ContiguousArray<Dependency>] = []
   /// Observers scheduled directly (`Reaction.invalidate()`, a reconciliation).
   @exclusivity(unchecked) private var invalidated: [DirtyObserver] = []
   /// Synchronous observers notified while an in-place mutation was open, called when it closes.
@@ -65,6 +75,20 @@ internal final class TransactionContext {
 
   func returnSpareRecorder(_ recorder: Recorder) {
     spareRecorder = recorder
+  }
+
+  /// An empty dependency buffer with room for `capacity`, reused if one was returned.
+  func takeDependencyBuffer(capacity: Int) -> ContiguousArray<Dependency> {
+    var buffer = spareDependencyBuffers.popLast() ?? []
+    buffer.reserveCapacity(capacity)
+    return buffer
+  }
+
+  /// Takes back a buffer for reuse (emptied, its capacity kept); a few are kept.
+  func returnDependencyBuffer(_ buffer: inout ContiguousArray<Dependency>) {
+    guard spareDependencyBuffers.count < 4, buffer.capacity <= 4_096 else { return }
+    buffer.removeAll(keepingCapacity: true)
+    spareDependencyBuffers.append(buffer)
   }
 
   // MARK: Nesting
@@ -157,7 +181,7 @@ internal final class TransactionContext {
       position = records.count - 1
     }
     addToIndex(records[position], at: position)
-    for observer in observers { records[position].observers.insert(observer) }
+    for observer in observers { recordObservers.append(RecordObserver(record: position, observer: observer)) }
     return newSeen
   }
 
@@ -215,35 +239,33 @@ internal final class TransactionContext {
   /// The only dirty observer, when exactly one record with exactly one observer exists and nothing
   /// was invalidated; the record is consumed. `nil` (consuming nothing) otherwise.
   private func takeSingleDirtyObserver() -> DirtyObserver? {
-    guard records.count == 1, invalidated.isEmpty, let observer = records[0].observers.first,
-      records[0].observers.rest.isEmpty, !records[0].isReverted
-    else { return nil }
+    guard records.count == 1, recordObservers.count == 1, invalidated.isEmpty, !records[0].isReverted else { return nil }
+    let observer = recordObservers[0].observer
     let order = records[0].lastWriteOrder
     if RunCauses.isRecording { noteCause(of: records[0], for: observer) }
     records.removeAll(keepingCapacity: true)
+    recordObservers.removeAll(keepingCapacity: true)
     return DirtyObserver(observer: observer, order: order)
   }
 
-  /// The observers the records (and invalidations) make dirty, in no particular order, possibly
-  /// repeated; clears the records.
-  private func takeDirtyObservers() -> [DirtyObserver] {
-    guard !records.isEmpty || !invalidated.isEmpty else { return [] }
-    var dirty = invalidated
+  /// Appends to `dirty` the observers the records (and invalidations) make dirty, in no particular
+  /// order, possibly repeated; clears the records.
+  private func takeDirtyObservers(into dirty: inout [DirtyObserver]) {
+    guard !records.isEmpty || !invalidated.isEmpty else { return }
+    dirty.append(contentsOf: invalidated)
     invalidated.removeAll(keepingCapacity: true)
     let recordingCauses = RunCauses.isRecording
-    for record in records {
-      let reverted = record.isReverted
-      record.observers.forEach { observer in
-        // A set-back field concerns only observers that read it in between.
-        if !reverted || observer.lastRunStamp > record.firstWriteOrder {
-          dirty.append(DirtyObserver(observer: observer, order: record.lastWriteOrder))
-          if recordingCauses { noteCause(of: record, for: observer) }
-        }
+    for entry in recordObservers {
+      let record = records[entry.record]
+      // A set-back field concerns only observers that read it in between.
+      if !record.isReverted || entry.observer.lastRunStamp > record.firstWriteOrder {
+        dirty.append(DirtyObserver(observer: entry.observer, order: record.lastWriteOrder))
+        if recordingCauses { noteCause(of: record, for: entry.observer) }
       }
     }
     records.removeAll(keepingCapacity: true)
+    recordObservers.removeAll(keepingCapacity: true)
     if !recordIndex.isEmpty { recordIndex.removeAll(keepingCapacity: true) }
-    return dirty
   }
 
   /// Tells `observer` that `record` dirties its next run, if it keeps causes.
@@ -270,17 +292,35 @@ internal final class TransactionContext {
       rounds = 1
       run(single)
     }
-    var pending = takeDirtyObservers()
-    guard let first = pending.first else { return }
+    var pending = ObserverQueue(storage: takeScratch(&roundScratch))
+    takeDirtyObservers(into: &pending.unsorted)
+    guard let first = pending.unsorted.first else {
+      roundScratch = pending.release()
+      return
+    }
+    pending.sort()
     let limit = FlushLimits.maximumRounds(for: first.observer)
+    var next = ObserverQueue(storage: takeScratch(&nextRoundScratch))
     while !pending.isEmpty {
       rounds += 1
       if rounds > limit {
-        FlushLimits.reportRunaway(rounds: limit, observers: pending.map(\.observer))
+        FlushLimits.reportRunaway(rounds: limit, observers: pending.observers)
         break
       }
-      pending = runRound(pending)
+      runRound(&pending, next: &next)
+      swap(&pending, &next)
     }
+    roundScratch = pending.release()
+    nextRoundScratch = next.release()
+  }
+
+  /// Moves a scratch buffer out (empty, its capacity kept), leaving an empty array behind: a
+  /// reentrant use finds none and makes its own.
+  private func takeScratch(_ scratch: inout [DirtyObserver]) -> [DirtyObserver] {
+    var taken: [DirtyObserver] = []
+    swap(&taken, &scratch)
+    taken.removeAll(keepingCapacity: true)
+    return taken
   }
 
   private func run(_ entry: DirtyObserver) {
@@ -293,49 +333,64 @@ internal final class TransactionContext {
     }
   }
 
-  /// Runs one round and returns the observers for the next.
-  private func runRound(_ dirty: [DirtyObserver]) -> [DirtyObserver] {
-    var queue = ObserverQueue(dirty)
-    var next = ObserverQueue()
+  /// Runs the round `queue` (emptied) and fills `next` with the observers for the next round.
+  private func runRound(_ queue: inout ObserverQueue, next: inout ObserverQueue) {
+    var dirtied = takeScratch(&dirtyScratch)
     while let entry = queue.popFirst() {
       run(entry)
-      for dirtied in takeDirtyObservers() {
-        if queue.contains(dirtied.observer) || dirtied.observer.sequence > entry.observer.sequence {
-          queue.insert(dirtied)  // still to run this round: it will see the write
+      takeDirtyObservers(into: &dirtied)
+      for observer in dirtied {
+        if queue.contains(observer.observer) || observer.observer.sequence > entry.observer.sequence {
+          queue.insert(observer)  // still to run this round: it will see the write
         } else {
-          next.insert(dirtied)
+          next.insert(observer)
         }
       }
+      dirtied.removeAll(keepingCapacity: true)
     }
-    return next.drain()
+    dirtyScratch = dirtied
   }
 }
 
 /// Dirty observers of one round in creation order, each at most once (merging stamps). Kept sorted
 /// by descending `sequence` (unique per observer), so the next to run is the last element and
-/// membership is a binary search.
+/// membership is a binary search. Its storage is handed in and taken back, for reuse.
 internal struct ObserverQueue {
-  private var entries: [DirtyObserver] = []
+  private var entries: [DirtyObserver]
 
-  init() {}
+  /// A queue over `storage` (emptied first). Entries appended to `unsorted` wait for `sort()`.
+  init(storage: [DirtyObserver]) {
+    entries = storage
+    entries.removeAll(keepingCapacity: true)
+  }
 
-  /// The queue of `dirty`, sorted once.
-  init(_ dirty: [DirtyObserver]) {
-    guard dirty.count > 1 else {
-      entries = dirty
-      return
-    }
-    let sorted = dirty.sorted { $0.observer.sequence > $1.observer.sequence }
-    entries.reserveCapacity(sorted.count)
-    for entry in sorted {
-      if let last = entries.last, last.observer === entry.observer {
-        entries[entries.count - 1].order = max(last.order, entry.order)
-        entries[entries.count - 1].onlyIfInputsChanged = last.onlyIfInputsChanged && entry.onlyIfInputsChanged
+  /// Unsorted entries, appended before `sort()`.
+  var unsorted: [DirtyObserver] {
+    get { entries }
+    _modify { yield &entries }
+  }
+
+  /// Sorts the entries appended to `unsorted` and merges repeats.
+  mutating func sort() {
+    guard entries.count > 1 else { return }
+    entries.sort { $0.observer.sequence > $1.observer.sequence }
+    var kept = 0
+    for index in entries.indices {
+      if kept > 0, entries[kept - 1].observer === entries[index].observer {
+        entries[kept - 1].order = max(entries[kept - 1].order, entries[index].order)
+        entries[kept - 1].onlyIfInputsChanged = entries[kept - 1].onlyIfInputsChanged && entries[index].onlyIfInputsChanged
       } else {
-        entries.append(entry)
+        entries[kept] = entries[index]
+        kept += 1
       }
     }
+    entries.removeLast(entries.count - kept)
   }
+
+  var isEmpty: Bool { entries.isEmpty }
+
+  /// The observers still queued, in no particular order.
+  var observers: [ScheduledObserver] { entries.map(\.observer) }
 
   /// The position of `sequence`, or where it would be inserted.
   private func search(_ sequence: UInt64) -> Int {
@@ -367,10 +422,10 @@ internal struct ObserverQueue {
     entries.popLast()
   }
 
-  /// Every entry, in creation order.
-  mutating func drain() -> [DirtyObserver] {
-    defer { entries.removeAll() }
-    return entries.reversed()
+  /// Gives the storage back (emptied, its capacity kept).
+  mutating func release() -> [DirtyObserver] {
+    entries.removeAll(keepingCapacity: true)
+    return entries
   }
 }
 

@@ -27,7 +27,6 @@ internal struct WriteRecord {
   /// anchored in-place mutation whose frames all verified): only then is "set back" a fact about
   /// the state and not about some copy.
   var isLive: Bool
-  var observers = ObserverSet()
 
   /// The field is back where the observers read it.
   var isReverted: Bool {
@@ -36,34 +35,13 @@ internal struct WriteRecord {
   }
 }
 
-/// Distinct scheduled observers in insertion order; the common single observer needs no allocation.
-internal struct ObserverSet {
-  private(set) var first: ScheduledObserver?
-  private(set) var rest: ContiguousArray<ScheduledObserver> = []
-  private var ids: Set<ObjectIdentifier> = []
-
-  mutating func insert(_ observer: ScheduledObserver) {
-    guard let first else {
-      self.first = observer
-      return
-    }
-    if first === observer { return }
-    if rest.count < 32 {  // a scan of a few pointers beats hashing
-      if rest.contains(where: { $0 === observer }) { return }
-    } else {
-      if ids.isEmpty { ids = Set([ObjectIdentifier(first)] + rest.map(ObjectIdentifier.init)) }
-      guard ids.insert(ObjectIdentifier(observer)).inserted else { return }
-    }
-    rest.append(observer)
-  }
-
-  var isEmpty: Bool { first == nil }
-
-  func forEach(_ body: (ScheduledObserver) -> Void) {
-    guard let first else { return }
-    body(first)
-    rest.forEach(body)
-  }
+/// A scheduled observer that read the state a record's field overwrote: one entry per write and
+/// observer, kept by the transaction in one array for all records (possibly repeated; the flush
+/// merges repeats), so recording a write allocates nothing once the array has grown.
+internal struct RecordObserver {
+  /// The record's position in the transaction's records.
+  let record: Int
+  let observer: ScheduledObserver
 }
 
 /// A scheduled observer to run, with the order stamp of the latest change that made it dirty.
