@@ -38,10 +38,12 @@ internal class DerivedNode: Observer, @unchecked Sendable {
 
   /// The node's only field on its own registrar.
   static var fieldKey: FieldKey { FieldKey(internalField: 0) }
-  var fieldName: FieldName { .custom(name, owner: "Derived") }
+  /// Named once: every reader's dependency shares the name.
+  let fieldName: FieldName
 
   init(name: String) {
     self.name = name
+    self.fieldName = .custom(name, owner: "Derived")
     super.init(marksDuringWrites: true)
   }
 

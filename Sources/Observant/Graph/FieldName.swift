@@ -11,14 +11,17 @@ internal enum FieldName: @unchecked Sendable {
   /// A stored property (the `@Tracked` storage `_name`) of this class, located by its offset.
   case storedProperty(AnyObject.Type)
   /// A field the runtime keeps for its own owners (a store's identity, say).
-  case custom(String, owner: String)
+  case custom(CustomFieldName)
+
+  /// A field the runtime keeps for its own owners, named `owner.name`.
+  static func custom(_ name: String, owner: String) -> FieldName { .custom(CustomFieldName(name: name, owner: owner)) }
 
   /// The name of the type that declares the field.
   var typeName: String {
     switch self {
     case .field(_, let owner): return String(describing: owner)
     case .storedProperty(let type): return String(describing: type)
-    case .custom(_, let owner): return owner
+    case .custom(let custom): return custom.owner
     }
   }
 
@@ -27,8 +30,8 @@ internal enum FieldName: @unchecked Sendable {
     switch self {
     case .field(let name, _):
       return name.description
-    case .custom(let name, _):
-      return name
+    case .custom(let custom):
+      return custom.name
     case .storedProperty(let type):
       guard let offset = key.storedPropertyOffset else { return "?" }
       guard let name = Self.storedPropertyName(of: type, at: offset) else { return "<field at offset \(offset)>" }
@@ -46,5 +49,18 @@ internal enum FieldName: @unchecked Sendable {
       return false
     }
     return found
+  }
+}
+
+/// The name of a field the runtime keeps for its own owners. A class, so that `FieldName` copies
+/// with at most one retain (every new dependency copies its name).
+@usableFromInline
+internal final class CustomFieldName: Sendable {
+  let name: String
+  let owner: String
+
+  init(name: String, owner: String) {
+    self.name = name
+    self.owner = owner
   }
 }

@@ -155,25 +155,31 @@ internal final class ObserverTable: @unchecked Sendable {
     let slot = slotIndex(for: dependency.key, in: &state)
     dependency.slot = slot
     dependency.previous = nil
-    dependency.next = state.slots[Int(slot)].head
-    state.slots[Int(slot)].head?.previous = dependency
-    state.slots[Int(slot)].head = dependency
-    state.slots[Int(slot)].count += 1
+    // One uniqueness check for the whole update, not one per slot access.
+    state.slots.withUnsafeMutableBufferPointer { slots in
+      let head = slots[Int(slot)].head
+      dependency.next = head
+      head?.previous = dependency
+      slots[Int(slot)].head = dependency
+      slots[Int(slot)].count += 1
+    }
     state.count += 1
   }
 
   private static func unlink(_ dependency: Dependency, in state: inout State) {
     let slot = Int(dependency.slot)
-    if let previous = dependency.previous {
-      previous.next = dependency.next
+    let previous = dependency.previous
+    let next = dependency.next
+    if let previous {
+      previous.next = next
     } else {
-      state.slots[slot].head = dependency.next
+      state.slots.withUnsafeMutableBufferPointer { $0[slot].head = next }
     }
-    dependency.next?.previous = dependency.previous
+    next?.previous = previous
     dependency.previous = nil
     dependency.next = nil
     dependency.slot = -1
-    state.slots[slot].count -= 1
+    state.slots.withUnsafeMutableBufferPointer { $0[slot].count -= 1 }
     state.count -= 1
   }
 

@@ -194,20 +194,38 @@ internal final class Recorder {
     return all
   }
 
-  /// The dependencies recorded so far, in a new array of exactly their number (the recorder keeps
-  /// its own storage, for reuse by `reset()`).
-  func copyOfDependencies() -> ContiguousArray<Dependency> {
-    ContiguousArray(dependencies[..<cursor])
+  /// The dependencies recorded so far, for a one-shot observer to keep: the first, and the others
+  /// in a new array of exactly their number (none for a scope that read one field). The recorder
+  /// keeps its own storage, for reuse by `reset()`.
+  func takeDependencies() -> OneShotDependencies {
+    switch cursor {
+    case 0: return OneShotDependencies(first: nil, rest: [])
+    case 1: return OneShotDependencies(first: dependencies[0], rest: [])
+    default:
+      // Copied in one go (initializing from a slice copies element by element through value
+      // witnesses, appending checks uniqueness and capacity each time).
+      let count = cursor - 1
+      let rest = ContiguousArray<Dependency>(unsafeUninitializedCapacity: count) { buffer, initialized in
+        dependencies.withUnsafeBufferPointer { source in
+          _ = buffer.initialize(fromContentsOf: source[1...count])
+        }
+        initialized = count
+      }
+      return OneShotDependencies(first: dependencies[0], rest: rest)
+    }
   }
 
-  /// Empties the recorder for reuse, keeping its storage.
+  /// Empties the recorder for reuse, keeping its storage. Touches only what a scope can have
+  /// changed (a one-shot scope uses no guard and no index unless it read many fields).
   func reset() {
-    dependencies.removeAll(keepingCapacity: true)
-    index.removeAll()
+    // `removeAll(keepingCapacity:)` goes through `replaceSubrange`, several times the cost of
+    // popping the few dependencies a scope usually holds.
+    while dependencies.popLast() != nil {}
+    if !index.isEmpty { index.removeAll() }
     cursor = 0
     generation = 1
     lastRegistrar = nil
-    currentGuard = nil
+    if currentGuard != nil { currentGuard = nil }
     guardedCount = 0
     owner = nil
   }

@@ -8,7 +8,7 @@ import Synchronization
 /// `onChange` itself) finds the observer spent.
 internal final class OneShotObserver: Observer, @unchecked Sendable {
   private struct State {
-    var dependencies: ContiguousArray<Dependency>?
+    var dependencies: OneShotDependencies?
     var onChange: (@Sendable () -> Void)?
   }
 
@@ -53,12 +53,36 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
 
   /// Takes the dependencies the scope linked while it ran. If the observer fired meanwhile (on
   /// another thread, or by a write inside the scope), they are unlinked now.
-  func adopt(_ dependencies: ContiguousArray<Dependency>) {
+  func adopt(_ dependencies: OneShotDependencies) {
     let spentAlready = state.withLock { state -> Bool in
       if spent.load(ordering: .acquiring) { return true }
       state.dependencies = dependencies
       return false
     }
     if spentAlready { dependencies.unlinkAll() }
+  }
+}
+
+/// The dependencies of a one-shot scope: the first one inline, so that a scope that read one field
+/// keeps no array.
+internal struct OneShotDependencies: Sequence {
+  let first: Dependency?
+  let rest: ContiguousArray<Dependency>
+
+  var isEmpty: Bool { first == nil }
+
+  func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
+
+  struct Iterator: IteratorProtocol {
+    fileprivate var first: Dependency?
+    fileprivate var rest: IndexingIterator<ContiguousArray<Dependency>>
+
+    mutating func next() -> Dependency? {
+      if let first {
+        self.first = nil
+        return first
+      }
+      return rest.next()
+    }
   }
 }

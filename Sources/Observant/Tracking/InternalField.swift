@@ -2,21 +2,20 @@
 /// for access logs, observed like any other field.
 package struct InternalField: Sendable {
   let key: FieldKey
-  let name: String
-  let owner: String
+  /// Named once: every dependency on the field shares the name.
+  let fieldName: FieldName
 
   /// Field `number` of an owner, printed as `owner.name`.
   package init(_ number: Int, name: String, owner: Any.Type) {
     key = FieldKey(internalField: number)
-    self.name = name
-    self.owner = String(describing: owner)
+    fieldName = .custom(name, owner: String(describing: owner))
   }
 }
 
 extension TrackingRegistrar {
   /// Records a read of an internal field.
   package func access(_ field: InternalField) {
-    _recordAccess(self, field.key, .custom(field.name, owner: field.owner), seen: Stamp.none)
+    _recordAccess(self, field.key, field.fieldName, seen: Stamp.none)
   }
 
   /// Tells the readers of an internal field that it changed (synchronous observers now, scheduled
@@ -26,7 +25,7 @@ extension TrackingRegistrar {
     var dependencies = table.dependencies(of: field.key, overwriting: Stamp.none)
     guard !dependencies.isEmpty else { return }
     let opened = Notifications.deliver(
-      &dependencies, table: table, key: field.key, name: .custom(field.name, owner: field.owner),
+      &dependencies, table: table, key: field.key, name: field.fieldName,
       from: Stamp.none, to: Stamp.none, isLive: false, values: { nil }
     ).openedTransaction
     if opened { _endImplicitTransaction() }

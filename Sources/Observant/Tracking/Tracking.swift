@@ -65,7 +65,7 @@ private func _track<Result>(
   propagatingToOuterScope: Bool,
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
-) rethrows -> (value: Result, observer: OneShotObserver?, dependencies: ContiguousArray<Dependency>) {
+) rethrows -> (value: Result, observer: OneShotObserver?, dependencies: OneShotDependencies) {
   let context = TransactionContext.current
   let recorder = context.takeSpareRecorder() ?? Recorder()
   let observer = OneShotObserver(onChange: onChange)
@@ -78,11 +78,11 @@ private func _track<Result>(
   do {
     value = try withRecorder(recorder, propagating: propagatingToOuterScope, apply)
   } catch {
-    observer.adopt(recorder.copyOfDependencies())
+    observer.adopt(recorder.takeDependencies())
     throw error
   }
-  // A copy of exactly the recorded size: the recorder keeps its storage for the next scope.
-  let dependencies = recorder.copyOfDependencies()
+  // Copied out (none for one field): the recorder keeps its storage for the next scope.
+  let dependencies = recorder.takeDependencies()
   guard !dependencies.isEmpty else {
     observer.cancel()
     return (value, nil, dependencies)
@@ -95,9 +95,9 @@ private func _track<Result>(
 public final class TrackingObservation: Sendable {
   private let observer: OneShotObserver?
   /// What the closure read, kept to describe it (`accesses`); the log is built when asked for.
-  private let dependencies: ContiguousArray<Dependency>
+  private let dependencies: OneShotDependencies
 
-  internal init(observer: OneShotObserver?, dependencies: ContiguousArray<Dependency>) {
+  internal init(observer: OneShotObserver?, dependencies: OneShotDependencies) {
     self.observer = observer
     self.dependencies = dependencies
   }
