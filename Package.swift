@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "ObservantHarness", targets: ["ObservantHarness"]),
     .library(name: "ObservantStore", targets: ["ObservantStore"]),
     .library(name: "ObservantTesting", targets: ["ObservantTesting"]),
+    .library(name: "ObservantObservationBridge", targets: ["ObservantObservationBridge"]),
     .executable(name: "observant-bench", targets: ["ObservantBenchmarks"]),
   ],
   targets: [
@@ -24,10 +25,12 @@ let package = Package(
     .target(name: "ObservantStore", dependencies: ["Observant"]),
     // Test helpers for users' test targets (TrackingAudit); no dependency on a test framework.
     .target(name: "ObservantTesting", dependencies: ["Observant"]),
+    // Reports Observant's fields to Apple's Observation (SwiftUI, withObservationTracking), opt in.
+    .target(name: "ObservantObservationBridge", dependencies: ["Observant"]),
     // Compares with Apple's Observation module, which ships with the toolchain (not a package).
     .executableTarget(
       name: "ObservantBenchmarks",
-      dependencies: ["Observant", "ObservantStore", "ObservantHarness", "_BenchmarkShims"],
+      dependencies: ["Observant", "ObservantStore", "ObservantHarness", "ObservantObservationBridge", "_BenchmarkShims"],
       path: "Benchmarks/ObservantBenchmarks"
     ),
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
@@ -41,6 +44,10 @@ let package = Package(
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
     .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
     .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
+    .testTarget(
+      name: "ObservantObservationBridgeTests",
+      dependencies: ["ObservantObservationBridge", "ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

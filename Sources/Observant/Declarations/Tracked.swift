@@ -46,7 +46,12 @@ public struct Tracked<Value> {
     @inline(__always)
     get {
       let storage = _storageForReading(object, storageKeyPath)
-      guard let recorder = ThreadLocal.recorder else { return storage.pointee.value }
+      guard let recorder = ThreadLocal.recorder else {
+        if _bridgeIsOn {
+          _bridgeRead(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)
+        }
+        return storage.pointee.value
+      }
       recorder._withUnsafeGuaranteedRef {
         $0.record(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)
       }

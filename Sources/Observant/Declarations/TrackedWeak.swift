@@ -40,6 +40,8 @@ public struct TrackedWeak<Object: AnyObject> {
         recorder._withUnsafeGuaranteedRef {
           $0.record(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
         }
+      } else if _bridgeIsOn {
+        _bridgeRead(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
       }
       return owner[keyPath: storageKeyPath].object
     }

@@ -359,6 +359,8 @@ internal func _recordAccess(
   if let recorder = ThreadLocal.recorder {
     let name = name()
     recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name, seen: seen) }
+  } else if _bridgeIsOn {
+    _bridgeRead(registrar, key, name(), seen: seen)
   }
 }
 

@@ -140,14 +140,15 @@ public func recordAccesses<Result>(
 }
 
 /// Runs `body` with tracking suspended: its reads are recorded nowhere, not even in an enclosing
-/// tracking scope or reaction.
+/// tracking scope or reaction (nor reported to Apple's Observation by the observation bridge).
 public func withoutTracking<Result>(_ body: () throws -> Result) rethrows -> Result {
-  try withRecorder(nil, propagating: false, body)
+  try _withoutBridgeReports { try withRecorder(nil, propagating: false, body) }
 }
 
-/// Whether a tracking scope is recording reads on this thread right now: owners that would
-/// allocate something only for a tracked read (a store's identity slot) ask first.
+/// Whether a tracking scope is recording reads on this thread right now, or the observation
+/// bridge would report them: owners that would allocate something only for a recorded read (a
+/// store's identity slot) ask first.
 ///
-/// - Complexity: O(1): one thread-local load.
+/// - Complexity: O(1): one thread-local load, and one load of the bridge's switch.
 @inlinable
-package var isTrackingAccesses: Bool { ThreadLocal.isTracking }
+package var isTrackingAccesses: Bool { ThreadLocal.isTracking || (_bridgeIsOn && _bridgeReportsReadsHere()) }

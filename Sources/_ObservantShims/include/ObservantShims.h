@@ -33,6 +33,26 @@ extern _Thread_local void *_Nullable _observant_current_recorder OBSERVANT_TLS;
 OBSERVANT_INLINE void *_Nullable observant_recorder_get(void) { return _observant_current_recorder; }
 OBSERVANT_INLINE void observant_recorder_set(void *_Nullable recorder) { _observant_current_recorder = recorder; }
 
+// MARK: Bridge to another observation system
+
+/// Nonzero while reads made outside Observant's tracking scopes are also reported to another
+/// observation system (the `ObservantObservationBridge` product). Process-wide: the untracked read
+/// path tests it with one load, and does nothing more while it is zero.
+extern int _observant_bridge_enabled;
+
+OBSERVANT_INLINE int observant_bridge_enabled(void) {
+  return __atomic_load_n(&_observant_bridge_enabled, __ATOMIC_RELAXED);
+}
+OBSERVANT_INLINE void observant_bridge_set_enabled(int enabled) {
+  __atomic_store_n(&_observant_bridge_enabled, enabled, __ATOMIC_SEQ_CST);
+}
+
+/// Nonzero while this thread's reads are not reported to the bridge (inside `withoutTracking`).
+extern _Thread_local uint32_t _observant_bridge_suspended OBSERVANT_TLS;
+
+OBSERVANT_INLINE uint32_t observant_bridge_suspended(void) { return _observant_bridge_suspended; }
+OBSERVANT_INLINE void observant_bridge_set_suspended(uint32_t suspended) { _observant_bridge_suspended = suspended; }
+
 // MARK: Transaction context
 
 /// This thread's transaction context (owned +1 by the slot), or NULL.

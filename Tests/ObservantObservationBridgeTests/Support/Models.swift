@@ -1,0 +1,86 @@
+import Observant
+import ObservantStore
+import Synchronization
+
+/// A class with tracked fields.
+final class Profile: Trackable, @unchecked Sendable {
+  let trackingRegistrar = TrackingRegistrar()
+  @Tracked var name = "Ada"
+  @Tracked var count = 0
+  @Tracked var state = Screen()
+  @TrackedWeak var friend: Profile?
+}
+
+struct Counter: ObservableState, Identifiable, Equatable {
+  var registrar = StateRegistrar<Self>()
+  let id: Int
+  private var _count = StateField(0)
+  var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
+  private var _title = StateField("")
+  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
+
+  init(id: Int = 0, count: Int = 0) {
+    self.id = id
+    _count = StateField(count)
+  }
+}
+
+struct Screen: ObservableState {
+  var registrar = StateRegistrar<Self>()
+  private var _title = StateField("Screen")
+  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
+  private var _child = StateField(Counter())
+  var child: Counter {
+    get { registrar.read(_child) } set { registrar.write(&_child, newValue) }
+    _modify { yield &self[tracking: \._child] }
+  }
+  private var _rows = StateField<IdentifiedArrayOf<Counter>>([])
+  var rows: IdentifiedArrayOf<Counter> {
+    get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+    _modify { yield &self[tracking: \._rows] }
+  }
+
+  init(rows: some Sequence<Int> = []) {
+    _rows = StateField(IdentifiedArray(uniqueElements: rows.map { Counter(id: $0) }))
+  }
+}
+
+/// A feature for store tests: rows with counters.
+enum ListFeature {
+  typealias State = Screen
+
+  enum Action: Equatable, Sendable {
+    case add(Int)
+    case remove(Int)
+    case replace(Int, count: Int)
+    case increment(Int)
+    case set(Int, count: Int)
+    case incrementAndBack(Int)
+    case title(String)
+  }
+
+  static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch action {
+    case .add(let id): state.rows.append(Counter(id: id))
+    case .remove(let id): state.rows.remove(id: id)
+    case .replace(let id, let count): state.rows[id: id] = Counter(id: id, count: count)
+    case .increment(let id): state.rows[id: id]?.count += 1
+    case .set(let id, let count): state.rows[id: id]?.count = count
+    case .incrementAndBack(let id):
+      state.rows[id: id]?.count += 1
+      state.rows[id: id]?.count -= 1
+    case .title(let title): state.title = title
+    }
+    return .none
+  }
+}
+
+/// Counts the firings of Apple's `onChange` (which may run on any thread).
+final class Firings: Sendable {
+  private let count = Atomic<Int>(0)
+
+  var value: Int { count.load(ordering: .acquiring) }
+
+  /// An `onChange` closure that counts.
+  var onChange: @Sendable () -> Void { { [self] in count.add(1, ordering: .acquiringAndReleasing) } }
+}
