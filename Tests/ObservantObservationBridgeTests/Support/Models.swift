@@ -45,18 +45,22 @@ struct Screen: ObservableState {
   }
 }
 
-/// A feature for store tests: rows with counters.
+/// A feature for store tests: a title and rows of counters, each row with its own store.
 enum ListFeature {
   typealias State = Screen
+
+  enum RowAction: Equatable, Sendable {
+    case increment
+    case set(Int)
+    case incrementAndBack
+  }
 
   enum Action: Equatable, Sendable {
     case add(Int)
     case remove(Int)
     case replace(Int, count: Int)
-    case increment(Int)
-    case set(Int, count: Int)
-    case incrementAndBack(Int)
     case title(String)
+    case row(id: Int, action: RowAction)
   }
 
   static func reduce(_ state: inout State, _ action: Action) -> Effect<Action> {
@@ -64,12 +68,12 @@ enum ListFeature {
     case .add(let id): state.rows.append(Counter(id: id))
     case .remove(let id): state.rows.remove(id: id)
     case .replace(let id, let count): state.rows[id: id] = Counter(id: id, count: count)
-    case .increment(let id): state.rows[id: id]?.count += 1
-    case .set(let id, let count): state.rows[id: id]?.count = count
-    case .incrementAndBack(let id):
+    case .title(let title): state.title = title
+    case .row(let id, .increment): state.rows[id: id]?.count += 1
+    case .row(let id, .set(let count)): state.rows[id: id]?.count = count
+    case .row(let id, .incrementAndBack):
       state.rows[id: id]?.count += 1
       state.rows[id: id]?.count -= 1
-    case .title(let title): state.title = title
     }
     return .none
   }
