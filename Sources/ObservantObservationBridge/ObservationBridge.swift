@@ -89,32 +89,51 @@ public enum ObservationBridge {
 }
 
 /// Apple's Observation as the bridge's external system: each watched state of a field gets an
-/// `ObservationRegistrar` of its own.
+/// `ObservationRegistrar` of its own and a key path naming it.
 ///
-/// Apple keys what it tracks by registrar and key path. A registrar per watched state, rather
-/// than one per object with a key path per field, lets every report use one key path literal
-/// (built once by the runtime, never per read) and keeps Observant's distinction between states:
+/// Apple keys what it tracks by registrar and key path. A registrar per watched state (rather
+/// than one per object, with a key path per field) keeps Observant's distinction between states:
 /// a scope that read the live value's field and one that read a draft's hear different
-/// registrars.
+/// registrars, and no lock is shared between unrelated objects. The key path is made once per
+/// watched state, not per read, and carries the handle: whatever Apple keeps of an access (the
+/// access list of a scope being evaluated, an installed observation) keeps the handle alive, and
+/// nothing else does once the watcher retires (see `ExternalObservationSystem.makeField()`).
 private struct AppleObservation: ExternalObservationSystem {
-  func makeField() -> any ExternalObservedField { AppleObservedField() }
+  func makeField() -> (field: any ExternalObservedField, keeper: any AnyObject & Sendable) {
+    let field = AppleObservedField()
+    let keyPath = \BridgedField[state: FieldIdentity(field: field)]
+    field.keyPath = keyPath
+    return (field, keyPath)
+  }
 }
 
-private final class AppleObservedField: ExternalObservedField {
+/// Set up by `AppleObservation.makeField()` before it is shared, then only read.
+private final class AppleObservedField: ExternalObservedField, @unchecked Sendable {
   private let registrar = ObservationRegistrar()
+  /// Weak: the key path holds this handle, and its holders decide how long both live.
+  weak var keyPath: KeyPath<BridgedField, Void>?
 
   func reportAccess() {
-    registrar.access(BridgedField(), keyPath: \BridgedField.state)
+    guard let keyPath else { return }
+    registrar.access(BridgedField(), keyPath: keyPath)
   }
 
   func reportChange() {
-    registrar.willSet(BridgedField(), keyPath: \BridgedField.state)
-    registrar.didSet(BridgedField(), keyPath: \BridgedField.state)
+    guard let keyPath else { return }
+    registrar.willSet(BridgedField(), keyPath: keyPath)
+    registrar.didSet(BridgedField(), keyPath: keyPath)
   }
 }
 
-/// The subject Apple's registrar wants: it only uses its type, and the key path names the one
+/// A handle as a key path argument: equal only to itself.
+private struct FieldIdentity: Hashable, @unchecked Sendable {
+  let field: AppleObservedField
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.field === rhs.field }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(field)) }
+}
+
+/// The subject Apple's registrar wants: it only uses its type; the key path names the one
 /// thing each registrar stands for, a state of an Observant field.
 private struct BridgedField: Observable {
-  var state: Void { () }
+  subscript(state state: FieldIdentity) -> Void { () }
 }

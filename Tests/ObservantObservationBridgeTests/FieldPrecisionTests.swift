@@ -119,6 +119,29 @@ struct FieldPrecisionTests {
     }
   }
 
+  @Test("a scope that installs after the state it read was replaced still hears the next write")
+  func installedAfterTheWrite() {
+    ObservationBridge.withBridgeForTesting {
+      let profile = Profile()
+      let firings = Firings()
+      // Apple installs a scope's observers when its closure returns: a write made before that
+      // (here by the closure itself; in general by another thread) is not reported to it, for
+      // Observant fields as for @Observable ones. The next one is.
+      let read = withObservationTracking { () -> Int in
+        let count = profile.state.child.count
+        profile.state.child.count += 1
+        return count
+      } onChange: { firings.onChange() }
+      #expect(read == 0 && firings.value == 0)
+      var copy = profile.state.child
+      copy.count = 10  // a copy's write: heard too (the watcher it installed on hears every write)
+      #expect(firings.value == 1)
+      let again = observe { profile.state.child.count }
+      profile.state.child.count += 1
+      #expect(again.value == 1 && firings.value == 1)
+    }
+  }
+
   @Test("a write fires once the transaction ended, after the value changed")
   func afterTheWrite() {
     ObservationBridge.withBridgeForTesting {

@@ -1,4 +1,5 @@
 #include "TestSupportShims.h"
+#include <stdlib.h>  // defines __GLIBC__ (tested below) on glibc systems
 #if defined(__GLIBC__)
 #include <malloc.h>
 long observant_test_heap_bytes_in_use(void) {

@@ -13,25 +13,33 @@ import Synchronization
 ///
 /// - `state`: one state of a value-type field (or one version of a derived value). Copies of a
 ///   value share a state until one of them changes it: the watcher hears the first write that
-///   replaces the state, from whichever copy, reports it, and is dropped (the state is gone; a
-///   read of the new state makes a new watcher). So a write to a draft disturbs readers of the
-///   live value at most once, as it does Observant's own readers.
+///   replaces the state, from whichever copy, and reports it. So a write to a draft disturbs the
+///   readers of the live value at most once, as it does Observant's own readers. A read of the new
+///   state makes a new watcher.
 /// - `field`: a field without states (a class's stored property, a runtime field): one watcher
 ///   per field, reporting every change until the object goes away. A value-type field with more
 ///   than `maximumStatesPerField` states watched at once gets one too, for its further reads:
 ///   it hears every write of the field, so entries stay bounded and nothing is missed.
 /// - `afterWrite`: a field without states read inside a transaction that already wrote it: the
 ///   reader saw an intermediate value, so it must hear the transaction even if it ends where it
-///   began. Dropped after its first report.
+///   began.
+///
+/// **Retired watchers.** Once a `state` or `afterWrite` watcher has reported, new reads never use
+/// it. But an external observer may still come to depend on it: Apple's `withObservationTracking`
+/// installs its observers after its closure returns, so a scope that read the state just before
+/// the write installs on the retired watcher's handle just after. So a retired watcher stays
+/// linked and reports every later write of its field (from any copy), until the external system
+/// no longer holds its handle: the watcher keeps only a weak reference to it, and the handle is
+/// kept alive by what the external system's observers hold (for Apple's: the key path, in access
+/// lists and installed observations). When that reference is gone, the watcher unlinks itself at
+/// its next report or at the next read of the field. Retired watchers cost nothing the external
+/// system does not already hold.
 ///
 /// Watchers are found through the field's list in the object's observer table (no other index),
 /// and go away with the object: its registrar's `deinit` reports a last change and releases them.
 internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   enum Kind {
     case state, field, afterWrite
-
-    /// Dropped after its first report.
-    var isOneShot: Bool { self != .field }
   }
 
   /// How many states of one value-type field are watched separately before further reads share
@@ -41,27 +49,33 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   let kind: Kind
   /// The state read (`Stamp.none` for a `field` watcher).
   let seen: UInt64
-  let external: any ExternalObservedField
 
   private struct State {
     /// The edge in the field's list. Held strongly, and it holds the watcher: the pair stays
-    /// installed until the watcher lets go (spent, or its object gone).
+    /// installed until the watcher lets go (its handle gone, or its object).
     var dependency: Dependency?
-    var isSpent = false
+    /// The external handle, held while the state can be read again (cleared when retired).
+    var field: (any ExternalObservedField)?
+    /// What keeps the handle alive while it is held here (see `ExternalObservationSystem`).
+    var keeper: (any AnyObject & Sendable)?
+    /// The handle once retired: alive only while the external system holds it.
+    weak var retiredField: (any ExternalObservedField)?
+    var isRetired = false
   }
 
-  private let state = Mutex(State())
+  private let state: Mutex<State>
 
-  private init(kind: Kind, seen: UInt64, external: any ExternalObservedField) {
+  private init(kind: Kind, seen: UInt64, field: any ExternalObservedField, keeper: any AnyObject & Sendable) {
     self.kind = kind
     self.seen = seen
-    self.external = external
+    state = Mutex(State(field: field, keeper: keeper))
     super.init()
   }
 
   override var diagnosticName: String { "Observation bridge" }
 
-  var isSpent: Bool { state.withLock { $0.isSpent } }
+  /// The handle for a read, unless the watcher is retired.
+  private var fieldForReads: (any ExternalObservedField)? { state.withLock { $0.isRetired ? nil : $0.field } }
 
   // MARK: Reads
 
@@ -81,32 +95,33 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
         kind = .afterWrite
       }
     }
-    var watcher: BridgeWatcher?
-    var statesWatched = 0
+    var found: (any ExternalObservedField)?
     if kind != .afterWrite {
+      var exact: (any ExternalObservedField)?
+      var wholeField: (any ExternalObservedField)?
+      var statesWatched = 0
+      var gone: [Dependency] = []
       var existing = table.dependencies(of: resolved, overwriting: Stamp.none)
       existing.forEach { dependency in
-        guard watcher == nil, let observer = dependency.observer,
+        guard let observer = dependency.observer,
           ObjectIdentifier(type(of: observer)) == ObjectIdentifier(BridgeWatcher.self)
         else { return }
-        let candidate = unsafeDowncast(observer, to: BridgeWatcher.self)
-        if candidate.kind == .state { statesWatched += 1 }
-        if candidate.kind == kind && candidate.seen == seen && !candidate.isSpent { watcher = candidate }
-        if kind == .state && candidate.kind == .field && watcher == nil { watcher = candidate }
+        let watcher = unsafeDowncast(observer, to: BridgeWatcher.self)
+        guard let field = watcher.fieldForReads else {
+          if watcher.releaseIfUnobserved() { gone.append(dependency) }
+          return
+        }
+        if watcher.kind == .state { statesWatched += 1 }
+        if watcher.kind == kind && watcher.seen == seen { exact = field }
+        if watcher.kind == .field { wholeField = field }
       }
       existing.recycle()
-      if watcher == nil && kind == .state && statesWatched >= maximumStatesPerField { kind = .field }
+      if !gone.isEmpty { table.unlink(gone) }
+      found = exact ?? (kind == .state ? wholeField : nil)
+      if found == nil && kind == .state && statesWatched >= maximumStatesPerField { kind = .field }
     }
-    let made = watcher == nil
-    let reported =
-      watcher ?? install(kind, seen: kind == .field ? Stamp.none : seen, table: table, key: resolved, name: name, system: system)
-    guard let reported else { return }
-    reported.external.reportAccess()
-    // A one-shot watcher found just as it reports its change: the reader may hold a copy that
-    // still has the state, whose next write must be heard. Watch it afresh.
-    if !made && reported.kind.isOneShot && reported.isSpent {
-      install(kind, seen: seen, table: table, key: resolved, name: name, system: system)?.external.reportAccess()
-    }
+    let field = found ?? install(kind, seen: kind == .field ? Stamp.none : seen, table: table, key: resolved, name: name, system: system)
+    field?.reportAccess()
   }
 
   private static func resolve(_ name: FieldName) -> FieldKey {
@@ -114,68 +129,79 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     return FieldNames.key(for: text)
   }
 
-  /// Makes and links a watcher; `nil` if the object is gone.
+  /// Makes and links a watcher; returns its handle, or `nil` if the object is gone.
   private static func install(
     _ kind: Kind, seen: UInt64, table: ObserverTable, key: FieldKey, name: FieldName,
     system: any ExternalObservationSystem
-  ) -> BridgeWatcher? {
-    let watcher = BridgeWatcher(kind: kind, seen: seen, external: system.makeField())
+  ) -> (any ExternalObservedField)? {
+    let (field, keeper) = system.makeField()
+    let watcher = BridgeWatcher(kind: kind, seen: seen, field: field, keeper: keeper)
     let dependency = Dependency(table: table, key: key, name: name, seen: seen, generation: 0, guardedBy: nil)
     dependency.observer = watcher
     watcher.state.withLock { $0.dependency = dependency }
     // Before linking: a write that finds the watcher takes its order stamp later, so the flush
-    // does not take the watcher for one that already saw it. A one-shot watcher counts as having
-    // read now, so a field set back after this read still reaches it (it read the value in
-    // between); a `field` watcher keeps 0 and hears every change.
-    if kind.isOneShot { watcher.markRunStarted() }
+    // does not take the watcher for one that already saw it. A `state` or `afterWrite` watcher
+    // counts as having read now, so a field set back after this read still reaches it (it read
+    // the value in between); a `field` watcher keeps 0 and hears every change.
+    if kind != .field { watcher.markRunStarted() }
     guard table.link(dependency) else {
-      watcher.release()
+      watcher.state.withLock { $0 = State() }
       return nil
     }
-    return watcher
+    return field
   }
 
   // MARK: Changes
 
   override func runScheduled(in context: TransactionContext, onlyIfInputsChanged: Bool) {
-    if onlyIfInputsChanged {
+    let (dependency, isRetired) = state.withLock { ($0.dependency, $0.isRetired) }
+    guard let dependency else { return }
+    if onlyIfInputsChanged && !isRetired {
       // A derived value read may have changed: only a new version is a change.
-      guard let dependency = state.withLock({ $0.dependency }), let source = dependency.table.computedSource,
-        source.refreshedVersion() != seen
-      else { return }
+      guard let source = dependency.table.computedSource, source.refreshedVersion() != seen else { return }
     }
-    if kind.isOneShot {
-      guard let dependency = spend() else { return }
-      dependency.table.unlink(CollectionOfOne(dependency))
+    reportChange(retiring: dependency)
+    // Retired, and the external system let go of its handle (its one-shot observers cancel
+    // themselves as they are told): nothing can hear this watcher any more.
+    if kind != .field && releaseIfUnobserved() { dependency.table.unlink(CollectionOfOne(dependency)) }
+  }
+
+  /// Reports the change through the handle; a `state` or `afterWrite` watcher retires (from now
+  /// on it hears every write of the field, for observers that installed on its handle after this
+  /// report; see the type's documentation). Holds the handle only for the call.
+  private func reportChange(retiring dependency: Dependency) {
+    let field: (any ExternalObservedField)? = state.withLock { state in
+      if state.isRetired { return state.retiredField }
+      let field = state.field
+      if kind != .field {
+        state.isRetired = true
+        state.retiredField = field
+        state.field = nil
+        state.keeper = nil
+        dependency.seen.store(Stamp.none, ordering: .relaxed)
+      }
+      return field
     }
-    external.reportChange()
+    field?.reportChange()
+  }
+
+  /// For a retired watcher whose handle the external system let go of: lets go of its edge, once
+  /// (the caller unlinks it). `false` otherwise.
+  private func releaseIfUnobserved() -> Bool {
+    state.withLock { state in
+      guard state.isRetired, state.retiredField == nil, state.dependency != nil else { return false }
+      state.dependency = nil
+      return true
+    }
   }
 
   /// The object went away: its readers hear it once more (as Apple's registrar tells its
-  /// observers when its object goes away), and the watcher lets go of its edge.
+  /// observers when its object goes away), and the watcher lets go of everything.
   override func registrarDidDeinit() {
-    let wasInstalled = state.withLock { state -> Bool in
-      defer {
-        state.isSpent = true
-        state.dependency = nil
-      }
-      return state.dependency != nil
+    let field = state.withLock { state -> (any ExternalObservedField)? in
+      defer { state = State() }
+      return state.isRetired ? state.retiredField : state.field
     }
-    if wasInstalled { external.reportChange() }
-  }
-
-  /// Marks a one-shot watcher spent and hands out its edge, once.
-  private func spend() -> Dependency? {
-    state.withLock { state in
-      guard !state.isSpent else { return nil }
-      state.isSpent = true
-      defer { state.dependency = nil }
-      return state.dependency
-    }
-  }
-
-  /// Lets go of the edge of a watcher that was never linked.
-  private func release() {
-    state.withLock { $0.dependency = nil }
+    field?.reportChange()
   }
 }

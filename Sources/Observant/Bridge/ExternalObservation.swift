@@ -11,13 +11,19 @@ import _ObservantShims
 /// Another observation system that reads of Observant fields are reported to, and that hears
 /// when what was read changes.
 package protocol ExternalObservationSystem: Sendable {
-  /// A handle for one observed state of one field: every read of that state outside Observant's
-  /// tracking scopes is reported to it (`reportAccess`), and its change once (`reportChange`).
-  func makeField() -> any ExternalObservedField
+  /// A handle for one observed state of one field, and what keeps the handle alive.
+  ///
+  /// Every read of the state outside Observant's tracking scopes is reported to the handle
+  /// (`reportAccess`), and its changes (`reportChange`). The runtime holds `keeper` while the
+  /// state can still be read; after that it keeps only a weak reference to the handle, which must
+  /// then stay alive exactly as long as the external system's observers can still be told through
+  /// it (whatever they hold must keep it alive: for Apple's Observation, the key path given to
+  /// `access`, which access lists and installed observations keep).
+  func makeField() -> (field: any ExternalObservedField, keeper: any AnyObject & Sendable)
 }
 
 /// One observed state of one field, as the external system sees it (for Apple's Observation: a
-/// registrar of its own).
+/// registrar of its own and a key path).
 package protocol ExternalObservedField: AnyObject, Sendable {
   /// A read of the state, outside Observant's tracking scopes, on the reading thread.
   func reportAccess()

@@ -1,0 +1,74 @@
+import Dispatch
+import Observant
+import ObservantObservationBridge
+import Observation
+import Synchronization
+import Testing
+
+/// The bridge under real contention: Apple scopes installed on some threads while others write.
+@Suite("Observation bridge: contention")
+struct BridgeContentionTests {
+  /// One installed scope: which field it read, how many writes of that field had happened when
+  /// it was installed, and how often it fired.
+  private final class Scope: Sendable {
+    let field: Int
+    let writesAtInstall = Atomic<Int>(0)
+    let fired = Atomic<Int>(0)
+    init(field: Int) { self.field = field }
+  }
+
+  @Test("scopes installed while other threads write miss no write made after they were installed, and fire once")
+  func installWhileWriting() {
+    let profile = Profile()
+    // Guards the fields' values and the write counts; the registrars are contended outside it.
+    let values = Mutex<[Int]>([0, 0])
+    let readers = 2
+    let scopesPerReader = 1_500
+    let writesPerWriter = 3_000
+    let installed = Mutex<[Scope]>([])
+
+    @Sendable func read(_ field: Int) -> Int { field == 0 ? profile.count : profile.state.child.count }
+    @Sendable func write(_ field: Int) {
+      values.withLock { writes in
+        if field == 0 { profile.count += 1 } else { profile.state.child.count += 1 }
+        writes[field] += 1
+      }
+    }
+
+    DispatchQueue.concurrentPerform(iterations: readers + 2) { thread in
+      if thread < readers {
+        ObservationBridge.withBridgeForTesting {
+          var mine: [Scope] = []
+          for step in 0..<scopesPerReader {
+            let field = (thread + step) % 2
+            let scope = Scope(field: field)
+            withObservationTracking {
+              values.withLock { _ in _ = read(field) }
+            } onChange: {
+              scope.fired.add(1, ordering: .acquiringAndReleasing)
+            }
+            // Installed now: count the writes made so far (any later one must fire it).
+            scope.writesAtInstall.store(values.withLock { $0[field] }, ordering: .releasing)
+            mine.append(scope)
+          }
+          installed.withLock { $0.append(contentsOf: mine) }
+        }
+      } else {
+        for step in 0..<writesPerWriter { write((thread + step) % 2) }
+      }
+    }
+    let all = installed.withLock { $0 }
+    #expect(all.count == readers * scopesPerReader)
+    let writes = values.withLock { $0 }
+    // Writes after a scope's installation (counted after it) reached it, once.
+    let missed = all.filter {
+      $0.writesAtInstall.load(ordering: .acquiring) < writes[$0.field] && $0.fired.load(ordering: .acquiring) != 1
+    }
+    #expect(missed.isEmpty, "\(missed.count) scopes missed a later write")
+    // One more write of each field, after everything was installed: every scope has fired once.
+    write(0)
+    write(1)
+    let counts = all.map { $0.fired.load(ordering: .acquiring) }
+    #expect(counts.allSatisfy { $0 == 1 }, "fired \(counts.filter { $0 != 1 }.count) scopes other than once")
+  }
+}
