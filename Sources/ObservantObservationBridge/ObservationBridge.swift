@@ -50,8 +50,11 @@ public enum ObservationBridge {
   /// Whether reads of Observant fields are reported to Apple's Observation (see the type's
   /// documentation). Off by default.
   ///
-  /// Turning it off stops reporting new reads; fields already reported keep reporting their
-  /// next change (a class's fields: every change) until their objects go away.
+  /// Set it at launch, before other threads read tracked fields: the accessors test the switch
+  /// with a plain load (the cheapest test there is), so changing it while another thread reads
+  /// a field is a data race on the switch. Turning it off stops reporting new reads; fields
+  /// already reported keep reporting their next change (a class's fields: every change) until
+  /// their objects go away.
   ///
   /// - Complexity: O(1).
   public static var isEnabled: Bool {
@@ -68,6 +71,8 @@ public enum ObservationBridge {
   /// Runs `body` with its reads reported to Apple's Observation, leaving other tasks alone unless
   /// the bridge is enabled for everything: for this package's tests, which share a process with
   /// tests that expect no bridge. Threads started by `body` are not included; wrap their work too.
+  /// The process must have set the accessors' switch before other threads started (the bridge's
+  /// test target does, in a constructor): otherwise this sets it, racing with their reads.
   package static func withBridgeForTesting<Result>(_ body: () throws -> Result) rethrows -> Result {
     startForTesting()
     return try ExternalObservation.$isMarkedTask.withValue(true) { try body() }

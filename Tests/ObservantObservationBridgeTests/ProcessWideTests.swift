@@ -1,4 +1,5 @@
 import Dispatch
+import _BridgeTestShims
 import Observant
 import ObservantObservationBridge
 import ObservantTestSupport
@@ -69,5 +70,13 @@ struct ProcessWideTests {
     #expect(report["classEntries"] == 2)
     #expect(report["stateEntries"] == 1)
     if let growth = report["heapGrowth"] { #expect(growth < Self.heapGrowthBound, "heap grew by \(growth) bytes") }
+  }
+}
+
+@Suite("Observation bridge: this test process")
+struct TestProcessTests {
+  @Test("the bridge's switch was set before main, so no test changes it while others read tracked fields")
+  func switchSetAtLaunch() {
+    #expect(observant_bridge_tests_switch_set_at_launch() == 1)
   }
 }

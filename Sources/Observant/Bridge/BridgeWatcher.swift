@@ -81,8 +81,10 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
 
   /// Reports a read of `key` in the state `seen` to the external system, installing a watcher
   /// for it if none is installed yet.
-  static func reportRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
-    guard let system = ExternalObservation.systemForReadsHere else { return }
+  static func reportRead(
+    _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64,
+    to system: any ExternalObservationSystem
+  ) {
     let resolved = key.isResolved ? key : resolve(name)
     guard resolved.isResolved else { return }
     let table = registrar.table

@@ -33,76 +33,94 @@ package protocol ExternalObservedField: AnyObject, Sendable {
 }
 
 /// Starting and stopping the reports (for the bridge module).
+///
+/// The switch the accessors test (`_observant_bridge_enabled`) is only the first gate: a read
+/// outside Observant's scopes with the switch on comes here, and is reported only if a system is
+/// installed (`mode`), this thread is not inside `withoutTracking`, and (when reports are
+/// restricted to marked tasks) the read runs in one.
 package enum ExternalObservation {
-  private struct Installation {
-    var system: (any ExternalObservationSystem)?
-    var onlyInMarkedTasks = false
+  private enum Mode: UInt8 {
+    case off, everywhere, markedTasks
   }
 
-  private static let installation = Mutex(Installation())
-  /// Mirrors `Installation.onlyInMarkedTasks` for the read path (no lock there).
-  private static let onlyInMarkedTasks = Atomic<Bool>(false)
+  private static let system = Mutex<(any ExternalObservationSystem)?>(nil)
+  private static let mode = Atomic<UInt8>(Mode.off.rawValue)
 
-  /// Reads made by code running under `withMarkedTask` (when reporting is restricted to marked
-  /// tasks: the bridge's own tests, which share a process with tests that expect no bridge).
+  /// Whether code runs in a marked task (see `start(_:onlyInMarkedTasks:)`).
   @TaskLocal package static var isMarkedTask = false
 
   /// Starts reporting reads to `system` (replacing any system started before).
   ///
-  /// - Parameter onlyInMarkedTasks: report only the reads of code running under
-  ///   `withMarkedTask` (for tests); otherwise every read outside Observant's scopes, on every
-  ///   thread.
+  /// The accessors' switch is set here only if it is off: it is read with plain loads, so it must
+  /// change only while no other thread reads tracked fields (at launch). A process whose threads
+  /// already run sets it before they start (the bridge's tests do, in a constructor).
+  ///
+  /// - Parameter onlyInMarkedTasks: report only the reads of code running with `isMarkedTask`
+  ///   set (the bridge's own tests, which share a process with tests that expect no bridge);
+  ///   otherwise every read outside Observant's scopes, on every thread.
   package static func start(_ system: any ExternalObservationSystem, onlyInMarkedTasks: Bool) {
-    installation.withLock { installation in
-      installation.system = system
-      installation.onlyInMarkedTasks = onlyInMarkedTasks
-      Self.onlyInMarkedTasks.store(onlyInMarkedTasks, ordering: .sequentiallyConsistent)
-      observant_bridge_set_enabled(1)
-    }
+    self.system.withLock { $0 = system }
+    mode.store((onlyInMarkedTasks ? Mode.markedTasks : .everywhere).rawValue, ordering: .sequentiallyConsistent)
+    if observant_bridge_enabled() == 0 { observant_bridge_set_enabled(1) }
   }
 
-  /// Stops reporting new reads. Fields already reported keep reporting their next change (or
-  /// every change, for a class's fields) until the objects holding them go away.
+  /// Stops reporting new reads, and turns the accessors' switch off (see `start`). Fields
+  /// already reported keep reporting their next change (a class's fields: every change) until
+  /// the objects holding them go away.
   package static func stop() {
-    installation.withLock { installation in
-      observant_bridge_set_enabled(0)
-      installation.system = nil
-    }
+    mode.store(Mode.off.rawValue, ordering: .sequentiallyConsistent)
+    system.withLock { $0 = nil }
+    observant_bridge_set_enabled(0)
   }
 
-  /// Whether reads are being reported (on all threads, or in marked tasks).
-  package static var isStarted: Bool { observant_bridge_enabled() != 0 }
+  /// Whether reads are reported (on all threads, or in marked tasks).
+  package static var isStarted: Bool { mode.load(ordering: .relaxed) != Mode.off.rawValue }
 
   /// Whether reads are reported only in marked tasks.
-  package static var isRestrictedToMarkedTasks: Bool { onlyInMarkedTasks.load(ordering: .relaxed) }
+  package static var isRestrictedToMarkedTasks: Bool { mode.load(ordering: .relaxed) == Mode.markedTasks.rawValue }
 
-  /// The system to report to, if reads made on this thread right now are reported: started,
-  /// not suspended by `withoutTracking`, and (when restricted) in a marked task.
+  /// The system to report to, if a read made on this thread right now is reported.
   static var systemForReadsHere: (any ExternalObservationSystem)? {
     guard readsHereAreReported else { return nil }
-    return installation.withLock { $0.system }
+    return system.withLock { $0 }
   }
 
-  /// `systemForReadsHere != nil`, without the lock.
+  /// Whether a read made on this thread right now is reported (`systemForReadsHere != nil`,
+  /// without the lock).
   static var readsHereAreReported: Bool {
-    guard observant_bridge_enabled() != 0, observant_bridge_suspended() == 0 else { return false }
-    return !onlyInMarkedTasks.load(ordering: .relaxed) || isMarkedTask
+    switch Mode(rawValue: mode.load(ordering: .relaxed)) {
+    case .everywhere: return observant_bridge_suspended() == 0
+    case .markedTasks: return observant_bridge_suspended() == 0 && isMarkedTask
+    case .off, nil: return false
+    }
   }
 }
 
 // MARK: Hooks of the read path
 
-/// Whether the bridge is on at all: one relaxed load of a process-wide word (the only cost of
-/// the bridge on an untracked read while it is off).
+/// Whether the bridge is on at all: one plain load of a process-wide word, on the untracked read
+/// path only (the whole cost of the bridge while it is off; see `_observant_bridge_enabled`).
 @inlinable @inline(__always)
-internal var _bridgeIsOn: Bool { observant_bridge_enabled() != 0 }
+internal var _bridgeIsOn: Bool { _observant_bridge_enabled != 0 }
 
 /// A read made outside every Observant tracking scope while the bridge is on: reported to the
 /// external system, which is then told when the state read changes. Out of line: the accessors
 /// only test `_bridgeIsOn`.
 @usableFromInline @inline(never)
 internal func _bridgeRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
-  BridgeWatcher.reportRead(registrar, key, name, seen: seen)
+  guard let system = ExternalObservation.systemForReadsHere else { return }
+  BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
+}
+
+/// `_bridgeRead` for a `@Tracked` property whose storage is at `storage` inside `object`: the
+/// accessor passes only what it has at hand, so that its bridge branch stays a load, a branch and
+/// a call (a larger accessor would no longer be inlined into its callers).
+@usableFromInline @inline(never)
+internal func _bridgeReadStoredProperty(_ object: any Trackable, at storage: UnsafeMutableRawPointer) {
+  guard let system = ExternalObservation.systemForReadsHere else { return }
+  let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
+  let key = FieldKey(storedPropertyOffset: storage - base)
+  BridgeWatcher.reportRead(object.trackingRegistrar, key, .storedProperty(type(of: object)), seen: Stamp.none, to: system)
 }
 
 /// Whether a read made here now would be reported to the bridge (for owners that build something

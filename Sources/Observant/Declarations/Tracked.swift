@@ -47,9 +47,7 @@ public struct Tracked<Value> {
     get {
       let storage = _storageForReading(object, storageKeyPath)
       guard let recorder = ThreadLocal.recorder else {
-        if _bridgeIsOn {
-          _bridgeRead(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)
-        }
+        if _bridgeIsOn { _bridgeReadStoredProperty(object, at: storage) }
         return storage.pointee.value
       }
       recorder._withUnsafeGuaranteedRef {

@@ -41,7 +41,7 @@ public struct TrackedWeak<Object: AnyObject> {
           $0.record(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
         }
       } else if _bridgeIsOn {
-        _bridgeRead(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
+        _bridgeReadStoredProperty(owner, at: _withUnprotectedUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { $0 })
       }
       return owner[keyPath: storageKeyPath].object
     }
