@@ -11,15 +11,29 @@ import Observant
 /// Reactions run at the end of the transaction that dirtied them, so nothing waits between
 /// steps: a write outside any step re-runs its readers at once (logged as
 /// ``RenderTree/betweenStepsName``).
+///
+/// With `scheduling: .mainActor`, bodies re-run the way UIKit updates views: on the main actor's
+/// next turn, once however many transactions dirtied them, with the latest values. A step then
+/// logs no re-runs (they happen after it); count them on the cells (``Cell/renderCount``):
+///
+/// ```swift
+/// let pool = CellPool("Cell", tracking: ReactionTracking(scheduling: .mainActor))
+/// ```
 public struct ReactionTracking: RenderTracking {
   /// Whether bodies keep the causes of their runs, for the tree's log
   /// (`Row[3].body x1 (Row.count 0 -> 1)`).
   public let recordingCauses: Bool
+  /// When bodies re-run after a change (see `ReactionScheduling`).
+  public let scheduling: ReactionScheduling
 
-  /// - Parameter recordingCauses: keep, for every run of a body, the field writes that dirtied it
-  ///   (see `Reaction.lastRunCauses`); ``RenderStep`` prints them. Off by default: it costs nothing
-  ///   then.
-  public init(recordingCauses: Bool = false) {
+  /// - Parameters:
+  ///   - scheduling: when bodies re-run: at the end of the transaction (the default), or on the
+  ///     main actor's next turn (`.mainActor`).
+  ///   - recordingCauses: keep, for every run of a body, the field writes that dirtied it (see
+  ///     `Reaction.lastRunCauses`); ``RenderStep`` prints them. Off by default: it costs nothing
+  ///     then.
+  public init(scheduling: ReactionScheduling = .synchronous, recordingCauses: Bool = false) {
+    self.scheduling = scheduling
     self.recordingCauses = recordingCauses
   }
 
@@ -28,7 +42,7 @@ public struct ReactionTracking: RenderTracking {
   ///
   /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
   public func track(_ body: any RenderBody) -> any RenderSubscription {
-    Reaction(body.name, ownedByParent: false, recordingCauses: recordingCauses) { [unowned body] in
+    Reaction(body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses) { [unowned body] in
       body.run()
       // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
       // become this body's dependencies. Children track their own reads in their own reactions.

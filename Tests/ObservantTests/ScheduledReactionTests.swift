@@ -1,0 +1,86 @@
+@testable import Observant
+import Testing
+
+/// Waits for the main actor's next turn: jobs enqueued on it before this call (a reaction's
+/// handed-off run) have run when it returns (the main actor runs its jobs in order).
+@MainActor
+func nextMainActorTurn() async {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    Task { @MainActor in continuation.resume() }
+  }
+}
+
+/// `Reaction(scheduling: .mainActor)`: re-runs handed to the main actor's next turn, coalesced.
+@MainActor
+@Suite("Scheduled reactions")
+struct ScheduledReactionTests {
+  @Test("a .mainActor reaction re-runs on the main actor's next turn, once, with the latest values, however many transactions dirtied it")
+  func coalescedToNextTurn() async {
+    let profile = Profile()
+    var shown: [Int] = []
+    let reaction = Reaction("label", scheduling: .mainActor) { shown.append(profile.count) }
+    #expect(shown == [0])  // the first run is immediate
+    for value in 1...100 { profile.count = value }  // 100 transactions in this turn
+    transaction { profile.first = "Grace" }  // not read
+    #expect(shown == [0])
+    await nextMainActorTurn()
+    #expect(shown == [0, 100])
+    #expect(reaction.runCount == 2)
+    await nextMainActorTurn()
+    #expect(reaction.runCount == 2)
+    reaction.cancel()
+  }
+
+  @Test("a .mainActor reaction cancelled before its turn does not run")
+  func cancelledBeforeItsTurn() async {
+    let profile = Profile()
+    let reaction = Reaction("label", scheduling: .mainActor) { _ = profile.count }
+    profile.count = 1
+    reaction.cancel()
+    await nextMainActorTurn()
+    #expect(reaction.runCount == 1)
+    #expect(profile.trackingRegistrar.observerEntryCount == 0)
+  }
+
+  @Test("a .mainActor reaction dirtied on another thread re-runs on the main actor")
+  func dirtiedOffTheMainActor() async {
+    let profile = Profile()
+    var threads: [Bool] = []
+    let reaction = Reaction("label", scheduling: .mainActor) {
+      _ = profile.count
+      threads.append(ThreadLocal.isOnMainActor)
+    }
+    await Task.detached { profile.count = 1 }.value
+    await nextMainActorTurn()
+    #expect(threads == [true, true])
+    reaction.cancel()
+  }
+
+  @Test("a .mainActor reaction reading a variable written in place outside a transaction re-runs after the write's access ended")
+  func noOverlappingAccess() async {
+    // Synchronously, the re-run would read `state` while `state.child.count += 1` still holds
+    // exclusive access to it (a "simultaneous accesses" stop, see the README). Deferred, the
+    // access has ended.
+    var state = Parent()
+    var shown: [Int] = []
+    let reaction = Reaction("label", scheduling: .mainActor) { shown.append(state.child.count) }
+    state.child.count += 1
+    state.child.count += 1
+    await nextMainActorTurn()
+    #expect(shown == [0, 2])
+    reaction.cancel()
+  }
+
+  @Test("the same reaction re-run synchronously overlaps the write's access and stops the program (why .mainActor is the safe choice there)")
+  func synchronousOverlapStops() async {
+    await #expect(processExitsWith: .failure) {
+      await MainActor.run {
+        var state = Parent()
+        var shown: [Int] = []
+        let reaction = Reaction("label") { shown.append(state.child.count) }
+        state.child.count += 1  // "Simultaneous accesses": the re-run reads `state` inside this access
+        reaction.cancel()
+      }
+    }
+  }
+}
