@@ -75,8 +75,8 @@ if options.check {
   } else {
     print("\ncheck FAILED: Observant counts that differ from the minimal count:")
     for failure in failures {
-      let runs = failure.counts[.observant].map { String($0.runs) } ?? "n/a"
-      print("  \(failure.name): observant \(runs), minimal \(failure.minimal) (\(failure.what))")
+      let runs = Strategy.observantStrategies.map { "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")" }
+      print("  \(failure.name): \(runs.joined(separator: ", ")), minimal \(failure.minimal) (\(failure.what))")
     }
     for failure in scalingFailures {
       print("  scaling with \(failure.rows) rows: observant re-ran \(failure.runsPerAction) bodies for one row mutation, minimal 1")

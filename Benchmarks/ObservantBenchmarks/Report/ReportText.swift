@@ -28,7 +28,7 @@ extension BenchmarkReport {
         """
         Each step is one action (or one measurement) of a short script; steps of a script run in order on one \
         screen per strategy. "minimal" is the least any correct UI could re-run; the PASS/FAIL column compares \
-        Observant's count with it. n/a: the strategy has no way to express the step.
+        Observant's counts with it (through its reactions, and through Apple's tracking with the bridge). n/a: the strategy has no way to express the step.
         """)
       table(Self.scenarioTable(scenarios, describing: style == .markdown))
       if style == .console {
@@ -39,7 +39,10 @@ extension BenchmarkReport {
         failures.isEmpty
           ? "Result: Observant re-runs the minimal count in every step."
           : "Result: Observant differs from the minimal count in "
-            + failures.map { "\($0.name) (\($0.counts[.observant].map { String($0.runs) } ?? "n/a") vs \($0.minimal))" }
+            + failures.map { failure in
+              let counts = Strategy.observantStrategies.map { "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")" }
+              return "\(failure.name) (\(counts.joined(separator: ", ")) vs \(failure.minimal))"
+            }
             .joined(separator: ", ") + ".")
     }
 

@@ -18,6 +18,7 @@ enum ScalingChart {
 
   private static let colors: [Strategy: String] = [
     .observant: "#1a7f37",
+    .observantAppleBridge: "#2da44e",
     .appleValueArray: "#cf222e",
     .appleRowClasses: "#0969da",
     .wholeState: "#8250df",

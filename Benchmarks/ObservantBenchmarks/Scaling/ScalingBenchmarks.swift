@@ -1,3 +1,5 @@
+import ObservantHarness
+
 /// One row mutation, re-render included, with N rows rendered: the cost must not grow with N
 /// where only one row changed.
 struct ScalingResult {
@@ -75,6 +77,7 @@ enum ScalingBenchmarks {
   static func makeScreen(_ strategy: Strategy, ids: [Int]) -> any ScenarioScreen<ListChange> {
     switch strategy {
     case .observant: ObservantListScreen(ids: ids, shown: nil)
+    case .observantAppleBridge: ObservantListScreen(ids: ids, shown: nil, tracking: AppleObservationTracking())
     case .appleValueArray: AppleValueListScreen(ids: ids, shown: nil)
     case .appleRowClasses: AppleClassListScreen(ids: ids, shown: nil)
     case .wholeState: PlainListScreen(ids: ids, shown: nil, policy: .wholeState)

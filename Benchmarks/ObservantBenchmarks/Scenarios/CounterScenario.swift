@@ -13,9 +13,9 @@ final class ObservantCounterScreen: ScenarioScreen {
   private let store = Store(initialState: CounterFeature.State(), reducer: CounterFeature.reduce)
   private let tree: RenderTree
 
-  init() {
+  init(tracking: any RenderTracking = ReactionTracking()) {
     let store = self.store
-    tree = RenderTree("Counter") { counter in
+    tree = RenderTree("Counter", tracking: tracking) { counter in
       counter.text("Counter")
       counter.child("Label") { $0.text("\(store.count)") }
     }
@@ -104,6 +104,7 @@ enum CounterScenario {
   @MainActor
   static let screens: [Strategy: @MainActor () -> (any ScenarioScreen<CounterChange>)?] = [
     .observant: { ObservantCounterScreen() },
+    .observantAppleBridge: { ObservantCounterScreen(tracking: AppleObservationTracking()) },
     .appleValueArray: { AppleCounterScreen() },
     .appleRowClasses: { AppleCounterScreen() },
     .wholeState: { PlainCounterScreen(policy: .wholeState) },

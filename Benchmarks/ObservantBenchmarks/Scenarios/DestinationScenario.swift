@@ -19,9 +19,9 @@ final class ObservantDestinationScreen: ScenarioScreen {
     diagnostics: StoreDiagnostics(printing: false))
   private let tree: RenderTree
 
-  init() {
+  init(tracking: any RenderTracking = ReactionTracking()) {
     let store = self.store
-    tree = RenderTree("Parent") { parent in
+    tree = RenderTree("Parent", tracking: tracking) { parent in
       if let detail = store.scope(state: \.destination?.detail, action: DestinationFeature.Action.detail) {
         parent.child("Detail") { $0.text("detail: \(detail.count)") }
       } else if let edit = store.scope(state: \.destination?.edit, action: DestinationFeature.Action.edit) {
@@ -200,6 +200,7 @@ enum DestinationScenario {
   @MainActor
   static let screens: [Strategy: @MainActor () -> (any ScenarioScreen<DestinationChange>)?] = [
     .observant: { ObservantDestinationScreen() },
+    .observantAppleBridge: { ObservantDestinationScreen(tracking: AppleObservationTracking()) },
     .appleValueArray: { AppleValueDestinationScreen() },
     .appleRowClasses: { AppleClassDestinationScreen() },
     .wholeState: { PlainDestinationScreen(policy: .wholeState) },

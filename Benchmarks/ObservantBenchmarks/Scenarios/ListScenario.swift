@@ -27,10 +27,10 @@ final class ObservantListScreen: ScenarioScreen {
   private let store: Store<ListFeature.State, ListFeature.Action>
   private let tree: RenderTree
 
-  init(ids: [Int], shown: Int?) {
+  init(ids: [Int], shown: Int?, tracking: any RenderTracking = ReactionTracking()) {
     let store = Store(initialState: ListFeature.State(ids: ids), reducer: ListFeature.reduce, diagnostics: diagnostics)
     self.store = store
-    tree = RenderTree("List") { list in
+    tree = RenderTree("List", tracking: tracking) { list in
       let rows = store.scope(state: \.rows, action: ListFeature.Action.row)
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
       let name = { (row: Store<RowFeature.State, RowFeature.Action>) in "Row[\(withoutTracking { row.state.id })]" }
@@ -343,6 +343,7 @@ enum ListScenario {
   static func screens(ids: [Int], shown: Int? = nil) -> [Strategy: @MainActor () -> (any ScenarioScreen<ListChange>)?] {
     [
       .observant: { ObservantListScreen(ids: ids, shown: shown) },
+      .observantAppleBridge: { ObservantListScreen(ids: ids, shown: shown, tracking: AppleObservationTracking()) },
       .appleValueArray: { AppleValueListScreen(ids: ids, shown: shown) },
       .appleRowClasses: { AppleClassListScreen(ids: ids, shown: shown) },
       .wholeState: { PlainListScreen(ids: ids, shown: shown, policy: .wholeState) },

@@ -16,9 +16,9 @@ final class ObservantOptionalChildScreen: ScenarioScreen {
     initialState: ParentFeature.State(), reducer: ParentFeature.reduce, diagnostics: StoreDiagnostics(printing: false))
   private let tree: RenderTree
 
-  init() {
+  init(tracking: any RenderTracking = ReactionTracking()) {
     let store = self.store
-    tree = RenderTree("Parent") { parent in
+    tree = RenderTree("Parent", tracking: tracking) { parent in
       if let child = store.scope(state: \.child, action: ParentFeature.Action.child) {
         parent.text("presented")
         parent.child("Child") { $0.text("\(child.count)") }
@@ -145,6 +145,7 @@ enum OptionalChildScenario {
   @MainActor
   static let screens: [Strategy: @MainActor () -> (any ScenarioScreen<OptionalChildChange>)?] = [
     .observant: { ObservantOptionalChildScreen() },
+    .observantAppleBridge: { ObservantOptionalChildScreen(tracking: AppleObservationTracking()) },
     .appleValueArray: { AppleValueOptionalChildScreen() },
     .appleRowClasses: { AppleClassOptionalChildScreen() },
     .wholeState: { PlainOptionalChildScreen(policy: .wholeState) },

@@ -1,7 +1,13 @@
+import ObservantObservationBridge
+
 /// The ways of building the same UI that the scenarios compare.
 enum Strategy: String, CaseIterable, Sendable {
   /// `Store` + `ObservantHarness`: per-field tracking, one store per row or child.
   case observant
+  /// The same stores and screens, rendered through Apple's `withObservationTracking` (the render
+  /// simulator's `AppleObservationTracking`, what SwiftUI does) with `ObservantObservationBridge`
+  /// enabled: Apple's tracking sees Observant's fields.
+  case observantAppleBridge = "observant-apple-bridge"
   /// Apple `@Observable` model holding value types (an array of row structs, a struct child):
   /// the plain SwiftUI way. Rows read `model.rows[i]`, so they depend on the whole array.
   case appleValueArray = "apple-value-array"
@@ -13,9 +19,18 @@ enum Strategy: String, CaseIterable, Sendable {
   /// its view state changed.
   case equatableDiffing = "equatable-diffing"
 
+  /// The strategies whose counts must equal the minimal count.
+  static let observantStrategies: [Strategy] = [.observant, .observantAppleBridge]
+
+  /// Whether the strategy renders through Apple's tracking with the observation bridge on (it is
+  /// turned on for that strategy's screens only).
+  var usesObservationBridge: Bool { self == .observantAppleBridge }
+
   var summary: String {
     switch self {
     case .observant: "Store + ObservantHarness: each body depends on the fields it read"
+    case .observantAppleBridge:
+      "the same Store screens rendered through Apple's withObservationTracking, with ObservantObservationBridge enabled"
     case .appleValueArray: "Apple @Observable model holding value types; rows read model.rows[i]"
     case .appleRowClasses: "Apple @Observable model holding one @Observable class per row / child"
     case .wholeState: "every body depends on the whole state: every action re-runs every live body"
@@ -95,8 +110,9 @@ struct ScenarioResult {
   /// Missing: the strategy cannot express the step ("n/a").
   var counts: [Strategy: StepCount] = [:]
 
-  /// Observant's count equals the minimal count.
-  var passes: Bool { counts[.observant]?.runs == minimal }
+  /// Observant's count equals the minimal count, through its own reactions and through Apple's
+  /// tracking (the bridge).
+  var passes: Bool { Strategy.observantStrategies.allSatisfy { counts[$0]?.runs == minimal } }
 }
 
 /// Runs `steps` in order on a fresh screen of each strategy (a strategy without a screen is n/a
@@ -112,6 +128,10 @@ func runScript<Change: Sendable>(
     return ScenarioResult(name: step.name, minimal: step.minimal, what: step.what, countsBodyRuns: countsBodyRuns)
   }
   for strategy in Strategy.allCases {
+    // The bridge is switched on and off here, on the main actor, while no other thread reads
+    // tracked fields (as the switch requires).
+    if strategy.usesObservationBridge { ObservationBridge.isEnabled = true }
+    defer { if strategy.usesObservationBridge { ObservationBridge.isEnabled = false } }
     guard let make = screens[strategy], let screen = make() else { continue }
     for (index, step) in steps.enumerated() {
       let count: StepCount?

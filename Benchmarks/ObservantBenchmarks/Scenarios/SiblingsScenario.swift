@@ -15,9 +15,9 @@ final class ObservantSiblingsScreen: ScenarioScreen {
   private let store = Store(initialState: SiblingsFeature.State(first: 1, second: 5), reducer: SiblingsFeature.reduce)
   private let tree: RenderTree
 
-  init() {
+  init(tracking: any RenderTracking = ReactionTracking()) {
     let store = self.store
-    tree = RenderTree("Siblings") { siblings in
+    tree = RenderTree("Siblings", tracking: tracking) { siblings in
       // Scoped in the body, as a SwiftUI parent view would.
       let first = store.scope(state: \.first, action: SiblingsFeature.Action.first)
       let second = store.scope(state: \.second, action: SiblingsFeature.Action.second)
@@ -153,6 +153,7 @@ enum SiblingsScenario {
   @MainActor
   static let screens: [Strategy: @MainActor () -> (any ScenarioScreen<SiblingsChange>)?] = [
     .observant: { ObservantSiblingsScreen() },
+    .observantAppleBridge: { ObservantSiblingsScreen(tracking: AppleObservationTracking()) },
     .appleValueArray: { AppleValueSiblingsScreen() },
     .appleRowClasses: { AppleClassSiblingsScreen() },
     .wholeState: { PlainSiblingsScreen(policy: .wholeState) },

@@ -42,13 +42,18 @@ final class ObservantCellScreen: ScenarioScreen {
   private let store = Store(
     initialState: ListFeature.State(ids: 1...3), reducer: ListFeature.reduce,
     diagnostics: StoreDiagnostics(printing: false))
-  private let pool = CellPool("Cell")
+  private let pool: CellPool
+  /// Apple's tracking runs the renders that changes made dirty when its step ends; reactions
+  /// need no step.
+  private let appleTracking: AppleObservationTracking?
   private var cells: [Int: (cell: Cell, store: RowStore)] = [:]
   private var stale: (cell: Cell, store: RowStore)?
   private var reused: Cell?
   private var log = StaleCellLog()
 
-  init() {
+  init(tracking: any RenderTracking = ReactionTracking()) {
+    pool = CellPool("Cell", tracking: tracking)
+    appleTracking = tracking as? AppleObservationTracking
     for row in store.scope(state: \.rows, action: ListFeature.Action.row) { bind(row) }
   }
 
@@ -59,6 +64,15 @@ final class ObservantCellScreen: ScenarioScreen {
 
   func apply(_ change: CellChange) -> StepCount? {
     let before = pool.totalRenders
+    if let appleTracking {
+      appleTracking.step { mutate(change) }
+    } else {
+      mutate(change)
+    }
+    return StepCount(runs: pool.totalRenders - before)
+  }
+
+  private func mutate(_ change: CellChange) {
     switch change {
     case .deleteRow(let id):
       stale = cells.removeValue(forKey: id)
@@ -69,19 +83,18 @@ final class ObservantCellScreen: ScenarioScreen {
     case .incrementRows(let ids):
       store.send(.batch(ids.map { .row(id: $0, action: .increment) }))
     case .reuseDeletedCell(let newRow):
-      guard let stale else { return nil }
+      guard let stale else { return }
       log.staleRendersWhileStale = stale.cell.renderCount - log.staleRendersAtDelete
       pool.enqueue(stale.cell)
       store.send(.add(id: newRow))
       log.reusedRendersBeforeBind = stale.cell.renderCount
-      guard let row = store.scope(state: \.rows, action: ListFeature.Action.row).store(id: newRow) else { return nil }
+      guard let row = store.scope(state: \.rows, action: ListFeature.Action.row).store(id: newRow) else { return }
       bind(row)
       reused = cells[newRow]?.cell
       log.reusedCellBound = reused === stale.cell
     case .incrementRow(let id):
       store.send(.row(id: id, action: .increment))
     }
-    return StepCount(runs: pool.totalRenders - before)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
@@ -303,6 +316,7 @@ enum StaleCellScenario {
   @MainActor
   static let screens: [Strategy: @MainActor () -> (any ScenarioScreen<CellChange>)?] = [
     .observant: { ObservantCellScreen() },
+    .observantAppleBridge: { ObservantCellScreen(tracking: AppleObservationTracking()) },
     .appleValueArray: { AppleValueCellScreen() },
     .appleRowClasses: { AppleClassCellScreen() },
     .wholeState: { PlainCellScreen(policy: .wholeState) },
