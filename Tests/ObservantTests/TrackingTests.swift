@@ -288,6 +288,24 @@ struct TrackingTests {
     #expect(outer.fields == ["Profile.first", "Profile.count"])
   }
 
+  @Test("withTracking(propagatingToOuterScope: true) merges the inner scope's reads into the enclosing one, as Apple's nested scopes do")
+  func withTrackingPropagates() {
+    let profile = Profile()
+    let outerChanges = Counter()
+    let innerChanges = Counter()
+    withTracking {
+      _ = profile.first
+      withTracking { _ = profile.last } onChange: {}  // kept to itself
+      withTracking(propagatingToOuterScope: true) { _ = profile.count } onChange: { innerChanges.increment() }
+    } onChange: {
+      outerChanges.increment()
+    }
+    profile.last = "Hopper"
+    #expect(outerChanges.value == 0)
+    profile.count += 1  // read by the inner scope, merged into the outer one: both fire
+    #expect(outerChanges.value == 1 && innerChanges.value == 1)
+  }
+
   @Test("access logs print TypeName.field for classes and value types")
   func accessLogNames() {
     let profile = Profile()
