@@ -57,18 +57,13 @@ internal final class Dependency: @unchecked Sendable {
 }
 
 extension Sequence where Element == Dependency {
-  /// Unlinks every dependency, one lock per run of dependencies on the same table.
+  /// Unlinks every dependency, one lock per run of dependencies on the same table, without
+  /// collecting them anywhere.
   func unlinkAll() {
-    var batch: [Dependency] = []
-    var table: ObserverTable?
-    for dependency in self {
-      if dependency.table !== table {
-        if let table, !batch.isEmpty { table.unlink(batch) }
-        batch.removeAll(keepingCapacity: true)
-        table = dependency.table
-      }
-      batch.append(dependency)
+    var iterator = makeIterator()
+    var next = iterator.next()
+    while let first = next {
+      next = first.table.unlink(first, andFollowingOf: &iterator)
     }
-    if let table, !batch.isEmpty { table.unlink(batch) }
   }
 }

@@ -151,6 +151,27 @@ internal final class ObserverTable: @unchecked Sendable {
     }
   }
 
+  /// Unlinks `first` and the dependencies `rest` yields after it while they belong to this table,
+  /// under one lock; returns the first dependency of another table (not unlinked), if any.
+  func unlink<Rest: IteratorProtocol<Dependency>>(_ first: Dependency, andFollowingOf rest: inout Rest) -> Dependency? {
+    state.withLock { state in
+      let before = state.count
+      var current: Dependency? = first
+      var other: Dependency?
+      while let dependency = current {
+        guard dependency.table === self else {
+          other = dependency
+          break
+        }
+        if dependency.isLinked { Self.unlink(dependency, in: &state) }
+        current = rest.next()
+      }
+      if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
+      if _internalChecksEnabled { Self.checkInvariants(state) }
+      return other
+    }
+  }
+
   private static func link(_ dependency: Dependency, in state: inout State) {
     let slot = slotIndex(for: dependency.key, in: &state)
     dependency.slot = slot
