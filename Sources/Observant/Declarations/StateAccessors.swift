@@ -12,7 +12,7 @@ extension StateRegistrar {
   /// - Complexity: O(1). Outside a tracking scope: one thread-local load.
   @inlinable @inline(__always)
   public func read<Value>(_ storage: StateField<Value>, field: StaticString = #function) -> Value {
-    _recordAccess(registrar, .unresolved, .field(field, owner: Owner.self), seen: storage.stamp)
+    _recordAccess(registrar, .unresolved, .field(owner: Owner.self), text: field, seen: storage.stamp)
     return storage.value
   }
 
@@ -153,7 +153,7 @@ extension TrackingRegistrar {
     let key = FieldNames.key(for: name)
     var dependencies = table.dependencies(of: key, overwriting: seen)
     return Notifications.deliver(
-      &dependencies, table: table, key: key, name: .field(name, owner: owner), from: seen, to: proposed,
+      &dependencies, table: table, key: key, name: .field(owner: owner), from: seen, to: proposed,
       isLive: live, values: values)
   }
 

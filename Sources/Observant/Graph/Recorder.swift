@@ -57,22 +57,28 @@ internal final class Recorder {
   /// Records a read. A repeated read of the previous field returns after four comparisons
   /// (inlined into the accessor).
   @inlinable @inline(__always)
-  func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, seen: UInt64) {
+  func record(
+    _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, text: StaticString = "",
+    seen: UInt64
+  ) {
     if Unmanaged.passUnretained(registrar).toOpaque() == lastRegistrar, key.rawValue == lastKey, seen == lastSeen,
       currentGuardIdentity == lastGuardIdentity
     {
       return
     }
-    recordNew(registrar, key, name(), seen: seen)
+    recordNew(registrar, key, name(), text: text, seen: seen)
   }
 
   @usableFromInline
-  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+  ///
+  /// - Parameter text: for a field keyed by name and not resolved yet (`key` is `.unresolved`),
+  ///   its name (`#function` in the accessor), interned here on the first read.
+  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64) {
     lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
     lastKey = key.rawValue
     lastSeen = seen
     lastGuardIdentity = currentGuardIdentity
-    let resolved = key.isResolved ? key : Self.resolve(name)
+    let resolved = key.isResolved ? key : FieldNames.key(for: text)
     // Matched by the table's address, without touching a reference count: the table is created
     // (below) only for a field never tracked before.
     let tableWord = registrar.state.load(ordering: .acquiring) & ~1
@@ -135,11 +141,6 @@ internal final class Recorder {
           && dependency.seen.load(ordering: .relaxed) == seen
       }
     }
-  }
-
-  private static func resolve(_ name: FieldName) -> FieldKey {
-    guard case .field(let text, _) = name else { return .unresolved }
-    return FieldNames.key(for: text)
   }
 
   /// A dependency of the previous run read again: same edge, possibly a newer stamp.
@@ -402,11 +403,11 @@ internal func _recordAccess(
   _ registrar: TrackingRegistrar,
   _ key: FieldKey,
   _ name: @autoclosure () -> FieldName,
+  text: StaticString = "",
   seen: UInt64
 ) {
   if let recorder = ThreadLocal.recorder {
-    let name = name()
-    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name, seen: seen) }
+    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name(), text: text, seen: seen) }
   }
 }
 
