@@ -11,6 +11,7 @@ public struct Tracked<Value> {
   @usableFromInline
   internal var value: Value
 
+  /// The property's initial value: `@Tracked var count = 0`.
   @inlinable
   public init(wrappedValue: Value) {
     value = wrappedValue
