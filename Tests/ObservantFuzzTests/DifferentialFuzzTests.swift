@@ -36,4 +36,21 @@ struct DifferentialFuzzTests {
         + "\(statistics.runsThroughInvalidStores) through invalid stores")
     for example in statistics.redundantExamples { print("redundant: \(example)") }
   }
+
+  /// Seeds that once found a bug, replayed on every run (each with what it found).
+  nonisolated static let regressionSeeds: [(seed: UInt64, mode: FuzzMode, found: String)] = [
+    (1_444_715_973, .plain, "a render re-ran although nothing it read changed, after renew() and a remove-all / re-assign of the same rows"),
+    (202_821_723, .plain, "a missed update: a snapshot restored twice took back the snapshot's stamps, orphaning what readers read"),
+  ]
+
+  @Test("seeds that once found a bug stay green", arguments: 0..<regressionSeeds.count)
+  func regressionSeed(_ index: Int) {
+    let (seed, mode, found) = Self.regressionSeeds[index]
+    for offset in 0..<4 {
+      if case .failure(let failure) = FuzzSession(seed: seed &+ UInt64(offset), mode: mode).run(transactions: 250) {
+        Issue.record("regression (once: \(found)): \(failure)")
+        return
+      }
+    }
+  }
 }

@@ -205,6 +205,30 @@ struct StoreCopyFlowTests {
     #expect(tree.output(of: "Row[1]") == "1")
   }
 
+  @Test("the same snapshot restored twice by the reducer, then edited: the edit re-runs the row and the child")
+  func undoTwiceThenEdit() {
+    let (store, tree) = editor()
+    let saved = store.state
+    store.send(.row(id: 1, action: .increment))
+    store.send(.child(.increment))
+    let undo = tree.step { store.send(.restore(saved)) }
+    #expect(undo.runs.sorted() == ["Child", "Row[1]"])
+    #expect(tree.step { store.send(.restore(saved)) }.runs == [])
+    #expect(tree.step { store.send(.row(id: 1, action: .increment)) }.runs == ["Row[1]"])
+    #expect(tree.step { store.send(.child(.increment)) }.runs == ["Child"])
+    #expect(tree.output(of: "Row[1]") == "1")
+    #expect(tree.output(of: "Child") == "1")
+    expectRowsCurrent(store, tree)
+
+    // The same through the child's accessor: `state.child = savedChild`, twice.
+    let savedChild = withoutTracking { store.state.child }
+    store.send(.child(.increment))
+    #expect(tree.step { store.send(.setChild(savedChild)) }.runs == ["Child"])
+    #expect(tree.step { store.send(.setChild(savedChild)) }.runs == [])
+    #expect(tree.step { store.send(.child(.increment)) }.runs == ["Child"])
+    #expect(tree.output(of: "Child") == "\(withoutTracking { store.state.child.count })")
+  }
+
   @Test("undo with rows = savedRows: the changed rows re-run once and show the restored values")
   func undoRows() {
     let (store, tree) = editor()
