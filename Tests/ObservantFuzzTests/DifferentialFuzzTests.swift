@@ -6,12 +6,15 @@ import Testing
 struct DifferentialFuzzTests {
   /// Runs `sessions` sessions of `transactions` each, alternating modes; returns the totals or
   /// records the first failure (with its seed and minimized reproduction).
+  ///
+  /// `OBSERVANT_FUZZ_MODE` (`plain` or `store`) runs every session in one mode (to replay a failure).
   private func fuzz(baseSeed: UInt64, totalTransactions: Int, perSession: Int) -> FuzzStatistics {
     var total = FuzzStatistics()
     let sessions = max(1, totalTransactions / perSession)
+    let onlyMode = environment("OBSERVANT_FUZZ_MODE").flatMap(FuzzMode.init(rawValue:))
     for index in 0..<sessions {
       let seed = baseSeed &+ UInt64(index)
-      let mode: FuzzMode = index.isMultiple(of: 2) ? .plain : .store
+      let mode: FuzzMode = onlyMode ?? (index.isMultiple(of: 2) ? .plain : .store)
       switch FuzzSession(seed: seed, mode: mode).run(transactions: perSession) {
       case .success(let statistics):
         total.add(statistics)

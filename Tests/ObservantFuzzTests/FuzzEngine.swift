@@ -120,7 +120,7 @@ struct FuzzFailure: Error, CustomStringConvertible {
     Shown:    \(shown)
     Reproduction (\(reproduction.count) of \(originalCount) transactions, minimized):
     \(reproduction.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
-    Replay: OBSERVANT_FUZZ_SEED=\(seed) Scripts/fuzz
+    Replay: OBSERVANT_FUZZ_SEED=\(seed) OBSERVANT_FUZZ_MODE=\(mode) Scripts/fuzz --transactions 250
     """
   }
 }

@@ -169,6 +169,14 @@ public struct Tracked<Value> {
       _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()
     case .slot:
+      // A collection of states: the readers of the elements both collections hold hear what
+      // differs inside them (see `StateRegistrar._writeCollectionOfStates`).
+      let nested = _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
+      if nested {
+        _beginInPlaceMutation()
+        _notifyNestedDifferences(old: storage.pointee.value, new: newValue)
+      }
+      defer { if nested { _endInPlaceMutation() } }
       guard registrar.hasObservers else {
         storage.pointee.value = newValue
         _checkLateReaders(object, storage, since: 0)
