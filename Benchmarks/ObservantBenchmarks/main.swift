@@ -43,6 +43,7 @@ for section in options.sections {
     let sizes = options.quick ? InstructionCounts.quickSizes : InstructionCounts.standardSizes
     report.instructions = InstructionCounts.run(sizes: sizes) { progress($0) } ?? []
     report.microInstructions = InstructionCounts.runMicro { progress($0) } ?? []
+    report.derivedInstructions = InstructionCounts.runDerived { progress($0) } ?? []
   case .derived:
     report.derived = DerivedBenchmarks.run(timing) { progress("derived: \($0)") }
     report.derivedRepetitions = timing.repetitions

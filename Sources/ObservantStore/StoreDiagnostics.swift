@@ -4,6 +4,7 @@ import Synchronization
 /// Something a store refused or worked around instead of crashing, reported to its
 /// `StoreDiagnostics`.
 public struct StoreDiagnostic: Sendable, CustomStringConvertible {
+  /// What went wrong, for counting (`StoreDiagnostics.count(of:)`).
   public enum Kind: Sendable, Equatable {
     /// An action was sent to a store whose state is gone (its row was removed, its optional child
     /// dismissed); the action was dropped.
@@ -14,6 +15,7 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible {
     case runawayActions
   }
 
+  /// What went wrong.
   public let kind: Kind
   /// A message for people, naming the store and the action.
   public let message: String

@@ -120,7 +120,7 @@ struct FuzzFailure: Error, CustomStringConvertible {
     Shown:    \(shown)
     Reproduction (\(reproduction.count) of \(originalCount) transactions, minimized):
     \(reproduction.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
-    Replay: OBSERVANT_FUZZ_SEED=\(seed) Scripts/fuzz
+    Replay: OBSERVANT_FUZZ_SEED=\(seed) OBSERVANT_FUZZ_MODE=\(mode) Scripts/fuzz --transactions 250
     """
   }
 }
@@ -393,7 +393,10 @@ private final class World {
         // One value in two slots: a write through one copy reaches the readers of the other once.
         let shared = sharedBefore.union(sharedIdentities())
         let readShared = shared.contains { id in render.shown.contains { $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),") } }
-        if transaction.writesThroughCopy || readShared {
+        // A store keeps copies of what its scoped stores showed.
+        let copiesExist = mode == .store || !snapshots.isEmpty || !drafts.isEmpty || !shared.isEmpty
+        let plainElementWithCopies = copiesExist && transaction.mutations.contains(where: \.writesPlainCollectionElement)
+        if transaction.writesThroughCopy || readShared || plainElementWithCopies {
           statistics.documentedCopyRuns += 1
           continue
         }

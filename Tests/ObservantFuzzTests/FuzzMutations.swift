@@ -125,6 +125,18 @@ enum Mutation: CustomStringConvertible {
     }
   }
 
+  /// Whether the mutation writes an element of a plain `[State]` or `Dictionary` field in place.
+  /// Those elements have no in-place hooks (an `IdentifiedArray` has them): while another copy of
+  /// the element exists (a snapshot, a draft), such a write cannot be verified to be the live
+  /// state's, so a field set and set back in one transaction may re-run its readers once (the
+  /// documented case in README, "Copies").
+  var writesPlainCollectionElement: Bool {
+    switch self {
+    case .itemInPlace, .tableInPlace: true
+    default: false
+    }
+  }
+
   /// Applies the mutation to `root` (a no-op when its path no longer exists).
   func apply(to root: inout Node) {
     modify(&root, path[...]) { node in

@@ -311,4 +311,17 @@ struct DerivedTests {
     #expect(reader.runCount == 2)
     #expect(doubled.value == 6)
   }
+
+  @Test("a derived value that reads itself (a cycle) stops the program with a message naming it, instead of deadlocking")
+  func cycleIsReported() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      final class Box: @unchecked Sendable { var derived: Derived<Int>? }
+      let box = Box()
+      let looping = Derived("looping") { (box.derived?.value ?? 0) + 1 }
+      box.derived = looping
+      _ = looping.value
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(output.contains("the derived value \"looping\" reads itself while it computes"), "\(output)")
+  }
 }

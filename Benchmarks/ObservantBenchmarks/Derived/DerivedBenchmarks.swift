@@ -6,9 +6,8 @@ import Observation
 /// chain and a wide fan-out. Each operation is one write and whatever re-runs because of it.
 ///
 /// With `--derived-workload NAME STRATEGY N` the benchmark runs one workload N times and nothing
-/// else, for profilers (`perf record`). Instruction counts are not reported: this machine's
-/// valgrind cannot read the toolchain's debug information, and its VM exposes no hardware
-/// counters to `perf stat`.
+/// else, for profilers; the instructions section runs each that way under callgrind and reports
+/// instructions and allocations per write (`InstructionCounts.runDerived`).
 enum DerivedBenchmarks {
   struct Result {
     let name: String
@@ -75,11 +74,14 @@ enum DerivedBenchmarks {
     measuredLoop(closure, operations)
   }
 
-  /// The loop a profiler should look at.
-  @inline(never)
+  /// The loop a profiler should look at (callgrind starts counting when it is entered).
   static func measuredLoop(_ closure: (Int) -> Int, _ operations: Int) {
-    blackHole(closure(operations))
+    observantBenchMeasuredActions(1) { blackHole(closure(operations)) }
   }
+
+  /// Writes counted per workload under callgrind: a fan-out write costs a few million
+  /// instructions with Apple's Observation.
+  static func instructionOperations(_ name: String) -> Int { name.hasPrefix("fan-out") ? 20 : 200 }
 
   // MARK: Workloads
 

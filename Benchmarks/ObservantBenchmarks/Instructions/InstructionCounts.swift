@@ -29,6 +29,14 @@ enum InstructionCounts {
     let apple: (instructions: Double, allocations: Double)
   }
 
+  /// Instructions and allocations per write of one derived-value workload, per strategy.
+  struct DerivedResult {
+    let name: String
+    let operations: Int
+    /// Derived values, recomputing in the body, Apple.
+    let sides: [(instructions: Double, allocations: Double)]
+  }
+
   struct Result {
     let strategy: Strategy
     let rows: Int
@@ -125,6 +133,58 @@ enum InstructionCounts {
       results.append(MicroResult(name: pair.name, operations: operations, observant: sides[0], apple: sides[1]))
     }
     return results
+  }
+
+  /// Every derived-value workload's instructions and allocations per write, for each strategy;
+  /// `nil` when valgrind is not installed.
+  static func runDerived(progress: (String) -> Void) -> [DerivedResult]? {
+    guard isAvailable else {
+      progress("instructions: valgrind is not installed at \(valgrind); skipped")
+      return nil
+    }
+    let executable = "/tmp/observant-bench-callgrind-\(getpid())"
+    defer { unlink(executable) }
+    guard spawnAndWait(["/usr/bin/strip", "--strip-debug", "-o", executable, executablePath()]) else {
+      progress("instructions: could not run /usr/bin/strip --strip-debug on the benchmark; skipped")
+      return nil
+    }
+    var results: [DerivedResult] = []
+    for workload in DerivedBenchmarks.cases {
+      let operations = DerivedBenchmarks.instructionOperations(workload.name)
+      progress("instructions: derived \(workload.name), \(operations) writes per strategy under callgrind")
+      var sides: [(instructions: Double, allocations: Double)] = []
+      for strategy in ["derived", "body", "apple"] {
+        let output = "/tmp/observant-bench-callgrind-\(getpid())-derived-\(strategy).out"
+        defer { unlink(output) }
+        let arguments = [
+          valgrind, "--tool=callgrind", "--callgrind-out-file=\(output)", "--zero-before=\(marker)",
+          "--compress-strings=no", "--compress-pos=no",
+          executable, "--derived-workload", workload.name, strategy, String(operations),
+        ]
+        guard spawnAndWait(arguments), let counts = parse(output) else { break }
+        sides.append((counts.instructions / Double(operations), counts.allocations / Double(operations)))
+      }
+      guard sides.count == 3 else {
+        progress("instructions: callgrind run failed for derived \(workload.name)")
+        continue
+      }
+      results.append(DerivedResult(name: workload.name, operations: operations, sides: sides))
+    }
+    return results
+  }
+
+  static func derivedTable(_ results: [DerivedResult]) -> TextTable {
+    var table = TextTable(header: [
+      "workload", "derived instructions", "body instructions", "apple instructions", "derived allocations",
+      "body allocations", "apple allocations",
+    ])
+    table.rightAligned = [1, 2, 3, 4, 5, 6]
+    for result in results {
+      table.append(
+        [result.name] + result.sides.map { formatThousands(Int($0.instructions.rounded())) }
+          + result.sides.map { format($0.allocations, decimals: 1) })
+    }
+    return table
   }
 
   /// The child's side of a micro-benchmark: one warm-up pass, then the measured operations.

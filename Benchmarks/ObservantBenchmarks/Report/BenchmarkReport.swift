@@ -14,6 +14,8 @@ struct BenchmarkReport {
   var instructions: [InstructionCounts.Result]?
   /// Instructions and allocations per micro-benchmark operation; empty when valgrind is not installed.
   var microInstructions: [InstructionCounts.MicroResult]?
+  /// Instructions and allocations per write of the derived-value workloads; empty without valgrind.
+  var derivedInstructions: [InstructionCounts.DerivedResult]?
   var derived: [DerivedBenchmarks.Result]?
   var derivedRepetitions = 0
 

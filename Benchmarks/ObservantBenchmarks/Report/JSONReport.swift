@@ -45,6 +45,22 @@ extension BenchmarkReport {
       ))
     root.append(
       (
+        "derived_instructions",
+        .array(
+          (derivedInstructions ?? []).map {
+            .object([
+              ("name", .string($0.name)), ("operations", .integer($0.operations)),
+              ("derived_instructions", .number($0.sides[0].instructions)),
+              ("body_instructions", .number($0.sides[1].instructions)),
+              ("apple_instructions", .number($0.sides[2].instructions)),
+              ("derived_allocations", .number($0.sides[0].allocations)),
+              ("body_allocations", .number($0.sides[1].allocations)),
+              ("apple_allocations", .number($0.sides[2].allocations)),
+            ])
+          })
+      ))
+    root.append(
+      (
         "derived",
         .array(
           (derived ?? []).map {

@@ -80,6 +80,13 @@ extension BenchmarkReport {
       table(InstructionCounts.microTable(microInstructions))
     }
 
+    if let derivedInstructions, !derivedInstructions.isEmpty {
+      heading("Instructions and allocations per write of the derived-value workloads (callgrind)")
+      paragraph(
+        "The derived-value workloads below, one strategy per callgrind run, counted after one warm-up write.")
+      table(InstructionCounts.derivedTable(derivedInstructions))
+    }
+
     if let flush {
       heading("Reaction flush cost: a write that dirties one reaction, with N live (median of \(flushRepetitions))")
       table(Self.flushTable(flush))

@@ -79,14 +79,14 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
 
   // MARK: Reads
 
-  /// Reports a read of `key` in the state `seen` to the external system, installing a watcher
-  /// for it if none is installed yet.
+  /// Reports a read of `key` (resolved) in the state `seen` to the external system, installing a
+  /// watcher for it if none is installed yet.
   static func reportRead(
     _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64,
     to system: any ExternalObservationSystem
   ) {
-    let resolved = key.isResolved ? key : resolve(name)
-    guard resolved.isResolved else { return }
+    guard key.isResolved else { return }
+    let resolved = key
     let table = registrar.table
     var kind = Kind.state
     if seen == Stamp.none {
@@ -124,11 +124,6 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     }
     let field = found ?? install(kind, seen: kind == .field ? Stamp.none : seen, table: table, key: resolved, name: name, system: system)
     field?.reportAccess()
-  }
-
-  private static func resolve(_ name: FieldName) -> FieldKey {
-    guard case .field(let text, _) = name else { return .unresolved }
-    return FieldNames.key(for: text)
   }
 
   /// Makes and links a watcher; returns its handle, or `nil` if the object is gone.

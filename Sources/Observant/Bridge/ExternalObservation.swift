@@ -107,9 +107,13 @@ internal var _bridgeIsOn: Bool { _observant_bridge_enabled != 0 }
 /// external system, which is then told when the state read changes. Out of line: the accessors
 /// only test `_bridgeIsOn`.
 @usableFromInline @inline(never)
-internal func _bridgeRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+internal func _bridgeRead(
+  _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64
+) {
   guard let system = ExternalObservation.systemForReadsHere else { return }
-  BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
+  // A field keyed by name and not resolved yet: its name (`#function` in the accessor) is interned.
+  let resolved = key.isResolved ? key : FieldNames.key(for: text)
+  BridgeWatcher.reportRead(registrar, resolved, name, seen: seen, to: system)
 }
 
 /// `_bridgeRead` for a `@Tracked` property whose storage is at `storage` inside `object`: the

@@ -85,7 +85,12 @@ internal struct ContentDiff {
         }
       }
     }
-    if identical { new.registrar.stamp = old.registrar.stamp }
+    // Identical all the way down: the value is the old one again, stamp included. Otherwise its
+    // content (fields adopted from `old`, fields that changed with stamps of their own) is what no
+    // other copy holds, so it needs a stamp of its own: keeping the one it was copied with (a
+    // draft's, say) would make a later comparison with that copy take them for identical, and
+    // skip the fields whose stamps differ (readers of the live value would miss their writes).
+    new.registrar.stamp = identical ? old.registrar.stamp : Stamp.next()
     return identical
   }
 

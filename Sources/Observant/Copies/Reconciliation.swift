@@ -60,8 +60,13 @@ internal struct Reconciliation {
   }
 
   /// Notifies the dependencies whose stamp is not current everywhere their value occurs.
+  ///
+  /// A dependency whose field was written through its accessors in the current transaction is left
+  /// to that write's record: the record already dirties it, and knows whether the field ends the
+  /// transaction where it began (a second, after-the-fact notification would defeat that).
   func deliver() {
     var stale: [Dependency] = []
+    let context = TransactionContext.existing
     for (_, entry) in found {
       for dependency in entry.table.allDependencies() {
         let seen = dependency.seen.load(ordering: .relaxed)
@@ -69,9 +74,23 @@ internal struct Reconciliation {
         let alias = dependency.alias.load(ordering: .relaxed)
         let current =
           entry.occurrences.allSatisfy { $0.contains(seen) } || (alias != 0 && entry.occurrences.allSatisfy { $0.contains(alias) })
-        if !current { stale.append(dependency) }
+        if current { continue }
+        if let context, isRecorded(seen, in: entry, context: context) { continue }
+        stale.append(dependency)
       }
     }
     Notifications.deliverReplacement(stale)
+  }
+
+  /// Whether a write of the current transaction took a field from the state `seen` to a state every
+  /// occurrence of the value now holds.
+  private func isRecorded(
+    _ seen: UInt64, in entry: (table: ObserverTable, occurrences: [Set<UInt64>]), context: TransactionContext
+  ) -> Bool {
+    guard let first = entry.occurrences.first else { return false }
+    for stamp in first where context.originalSeen(table: entry.table, latestSeen: stamp) == seen {
+      if entry.occurrences.allSatisfy({ $0.contains(stamp) }) { return true }
+    }
+    return false
   }
 }

@@ -99,6 +99,10 @@ extension StateField: _AnyStateField {
       guard _isIdentityEqual(oldField.pointee.value, newField.pointee.value) else {
         if oldStamp != newField.pointee.stamp {
           diff.fieldChanged(table, from: oldStamp, to: &newField.pointee.stamp, fixed: fixed, values: values)
+          // The slot's readers heard that it holds something else; the readers of the states it
+          // held that it still holds (the rows of an array that gained a row, say) must hear
+          // what differs inside them.
+          diff.compare(oldField.pointee.value, newField.pointee.value)
         }
         return false
       }

@@ -12,7 +12,7 @@ extension StateRegistrar {
   /// - Complexity: O(1). Outside a tracking scope: one thread-local load.
   @inlinable @inline(__always)
   public func read<Value>(_ storage: StateField<Value>, field: StaticString = #function) -> Value {
-    _recordAccess(registrar, .unresolved, .field(field, owner: Owner.self), seen: storage.stamp)
+    _recordAccess(registrar, .unresolved, .field(owner: Owner.self), text: field, seen: storage.stamp)
     return storage.value
   }
 
@@ -43,7 +43,9 @@ extension StateRegistrar {
     case .content:
       _writeContent(&storage, newValue)
     case .slot:
-      if registrar.hasObservers {
+      if _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 {
+        _writeCollectionOfStates(&storage, newValue, field: field)
+      } else if registrar.hasObservers {
         _writeObserved(&storage, newValue, field: field)
       } else {
         let old = storage.stamp
@@ -54,6 +56,29 @@ extension StateRegistrar {
         if registrar._readersMayHaveMissed(since: 0) { registrar._deliverLate(field: field, overwriting: old) }
       }
     }
+  }
+
+  /// A write that gives a collection of states other elements (or another order): the slot's
+  /// readers hear it, and so do the readers of the elements both collections hold (matched by
+  /// identity) whose content differs: the new collection may hold copies from another time (an
+  /// undo snapshot of the rows), and a reader of a row that does not read the slot (a row store's
+  /// body) must hear that its row changed. O(*n*) in the elements.
+  @inlinable @inline(never)
+  internal mutating func _writeCollectionOfStates<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
+    // One transaction around both, so that what they dirty runs once the value is stored.
+    _beginInPlaceMutation()
+    _notifyNestedDifferences(old: storage.value, new: newValue)
+    if registrar.hasObservers {
+      _writeObserved(&storage, newValue, field: field)
+    } else {
+      let old = storage.stamp
+      let new = Stamp.next()
+      storage.value = newValue
+      storage.stamp = new
+      _noteChange(to: new)
+      if registrar._readersMayHaveMissed(since: 0) { registrar._deliverLate(field: field, overwriting: old) }
+    }
+    _endInPlaceMutation()
   }
 
   /// Whether a write to this value is a write to live state, whose result every reader of its
@@ -153,7 +178,7 @@ extension TrackingRegistrar {
     let key = FieldNames.key(for: name)
     var dependencies = table.dependencies(of: key, overwriting: seen)
     return Notifications.deliver(
-      &dependencies, table: table, key: key, name: .field(name, owner: owner), from: seen, to: proposed,
+      &dependencies, table: table, key: key, name: .field(owner: owner), from: seen, to: proposed,
       isLive: live, values: values)
   }
 
@@ -177,6 +202,13 @@ extension TrackingRegistrar {
 @usableFromInline
 internal func _notifyContentDifferences<Value>(old: Value, new: inout Value, live: Bool) {
   ContentDiff.apply(old: old, new: &new, live: live)
+}
+
+/// Tells the readers of the states `old` and `new` both hold (same identity) about what differs
+/// inside them; neither value is updated.
+@usableFromInline
+internal func _notifyNestedDifferences<Value>(old: Value, new: Value) {
+  ContentDiff.notify(old: old, new: new, live: false)
 }
 
 /// Tells the readers of `value`'s subtree that read something it no longer holds.

@@ -32,7 +32,7 @@ extension Trackable {
   /// - Complexity: O(1); outside a tracking scope, one thread-local load.
   @inlinable
   public func trackAccess(_ field: StaticString = #function) {
-    _recordAccess(trackingRegistrar, .unresolved, .field(field, owner: Self.self), seen: Stamp.none)
+    _recordAccess(trackingRegistrar, .unresolved, .field(owner: Self.self), text: field, seen: Stamp.none)
   }
 
   /// Runs `mutation`, a change of the hand-written tracked property `field`, telling its readers:

@@ -11,6 +11,7 @@ public struct Tracked<Value> {
   @usableFromInline
   internal var value: Value
 
+  /// The property's initial value: `@Tracked var count = 0`.
   @inlinable
   public init(wrappedValue: Value) {
     value = wrappedValue
@@ -36,20 +37,22 @@ public struct Tracked<Value> {
     // accessors are inlined into the property's synthesized accessors, where the key paths are
     // literals. Hence `@inline(__always)`, and slow paths kept out of line.
     //
-    // A read takes the storage's address with an instantaneous, unchecked access (it touches no
-    // memory), then loads the value through it: no dynamic exclusivity check, as for the setter,
-    // which stores through the same address. (Taking an address is a modifying access, which
-    // ThreadSanitizer would report as a write when two threads read one field, so it is hidden
-    // from the sanitizer; see `_storageForReading`.) A tracked read also needs the field's
-    // identity, its storage offset. The read is recorded (and the observer linked) before the
-    // value is loaded, so a write on another thread right after it is heard.
+    // Every access this wrapper makes is instantaneous (no formal access spans the `_modify`
+    // accessor's yield, see below), so optimized clients compile them without dynamic
+    // exclusivity checks. A read outside a tracking scope is a plain read: a load, and nothing
+    // that could make the optimizer keep the object retained around it. A tracked read also needs
+    // the field's identity, its storage offset, which Swift yields only through a modifying
+    // access (taking the address, which touches no memory; ThreadSanitizer would report it as a
+    // write when two threads read one field, so it is hidden from the sanitizer, see
+    // `_storageForReading`). The read is recorded (and the observer linked) before the value is
+    // loaded, so a write on another thread right after it is heard.
     @inline(__always)
     get {
-      let storage = _storageForReading(object, storageKeyPath)
       guard let recorder = ThreadLocal.recorder else {
-        if _bridgeIsOn { _bridgeReadStoredProperty(object, at: storage) }
-        return storage.pointee.value
+        if _bridgeIsOn { _bridgeReadStoredProperty(object, at: _storageForReading(object, storageKeyPath)) }
+        return object[keyPath: storageKeyPath].value
       }
+      let storage = _storageForReading(object, storageKeyPath)
       recorder._withUnsafeGuaranteedRef {
         $0.record(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)
       }
@@ -169,6 +172,14 @@ public struct Tracked<Value> {
       _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()
     case .slot:
+      // A collection of states: the readers of the elements both collections hold hear what
+      // differs inside them (see `StateRegistrar._writeCollectionOfStates`).
+      let nested = _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
+      if nested {
+        _beginInPlaceMutation()
+        _notifyNestedDifferences(old: storage.pointee.value, new: newValue)
+      }
+      defer { if nested { _endInPlaceMutation() } }
       guard registrar.hasObservers else {
         storage.pointee.value = newValue
         _checkLateReaders(object, storage, since: 0)

@@ -16,6 +16,7 @@ public struct TrackedWeak<Object: AnyObject> {
   @usableFromInline
   internal weak var object: Object?
 
+  /// The property's initial object, held weakly: `@TrackedWeak var parent: Section?` starts as `nil`.
   @inlinable
   public init(wrappedValue: Object?) {
     object = wrappedValue

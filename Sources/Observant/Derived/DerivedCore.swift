@@ -15,13 +15,21 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   private let computations = Atomic<Int>(0)
 
   // Touched only under `computeLock`.
-  @exclusivity(unchecked) private var compute: (() -> Value)?
+  //
+  // No `Optional<Value>` on the read and compute paths: this generic code runs unspecialized,
+  // where every use of `Value?` looks its type metadata up at run time (a third of a derived
+  // value's cost). The cached and the previous value live in a two-slot buffer with flags, and a
+  // released computation is replaced by a stub.
+  @exclusivity(unchecked) private var compute: () -> Value
   @exclusivity(unchecked) private var isEqual: (Value, Value) -> Bool
   @exclusivity(unchecked) private var recorder: Recorder!
-  @exclusivity(unchecked) private var cached: Value?
+  /// Slot 0: the cached value (while `hasCached`); slot 1: the value before the latest change
+  /// (while `hasPrevious`), for the causes of readers' runs.
+  private let values = UnsafeMutablePointer<Value>.allocate(capacity: 2)
+  @exclusivity(unchecked) private var hasCached = false
+  @exclusivity(unchecked) private var hasPrevious = false
   @exclusivity(unchecked) private var version: UInt64 = Stamp.none
-  /// The value before the latest change and its version, for the causes of readers' runs.
-  @exclusivity(unchecked) private var previous: Value?
+  /// The version of the value in slot 1.
   @exclusivity(unchecked) private var previousVersion: UInt64 = Stamp.none
   @exclusivity(unchecked) private var isDisposed = false
 
@@ -33,32 +41,38 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     registrar.table.computedSource = self
   }
 
+  deinit {
+    if hasCached { values.deinitialize(count: 1) }
+    if hasPrevious { (values + 1).deinitialize(count: 1) }
+    values.deallocate()
+  }
+
   var computationCount: Int { computations.load(ordering: .relaxed) }
 
   // MARK: Reading
 
   /// The current value, recorded as a read of this derived value in the active tracking scope.
   func read() -> Value {
-    var result: Value?
     var readVersion = Stamp.none
-    withValueUpToDate {
-      result = cached
+    // Copied out under the lock: a recomputation on another thread may replace it.
+    let result: Value = withValueUpToDate {
+      guard hasCached else { observantFatalError("Observant: the derived value \"\(name)\" has no value") }
       readVersion = version
+      return values.pointee
     }
     _recordAccess(registrar, Self.fieldKey, fieldName, seen: readVersion)
-    guard let result else { observantFatalError("Observant: the derived value \"\(name)\" has no value") }
     return result
   }
 
   func refreshedVersion() -> UInt64 {
-    var current = Stamp.none
-    withValueUpToDate { current = version }
-    return current
+    withValueUpToDate { version }
   }
 
   func changeDescription(since seen: UInt64) -> RunCause {
     var cause = RunCause(field: "Derived.\(name)")
     computeLock.withLock { _ in
+      let cached = hasCached ? values.pointee : nil
+      let previous = hasPrevious ? (values + 1).pointee : nil
       let old = seen == previousVersion ? previous : (seen == version ? cached : nil)
       cause = RunCause(
         field: "Derived.\(name)", oldValue: old.flatMap(Self.printed), newValue: cached.flatMap(Self.printed))
@@ -73,31 +87,23 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   // MARK: Bringing up to date
 
   /// Runs `body` under the compute lock once the cached value is the value of the current inputs.
-  private func withValueUpToDate(_ body: () -> Void) {
-    // The lock is free unless another thread computes, or this one does (a cycle): only then is
-    // the thread's identity needed.
-    let done = computeLock.withLockIfAvailable { _ -> Bool in
-      upToDate(on: nil, body)
-      return true
-    }
-    guard done == nil else { return }
+  ///
+  /// The thread that is computing the value is noted while it computes: the same thread asking
+  /// again is a cycle of derived values, reported instead of deadlocking.
+  private func withValueUpToDate<Result>(_ body: () -> Result) -> Result {
     let thread = UInt(bitPattern: ObjectIdentifier(TransactionContext.current))
     if busyThread.load(ordering: .acquiring) == thread {
       observantFatalError(
         "Observant: the derived value \"\(name)\" reads itself while it computes (a cycle of derived values)")
     }
-    computeLock.withLock { _ in upToDate(on: thread, body) }
-  }
-
-  /// Under the compute lock: brings the value up to date, noting the thread while it may compute.
-  private func upToDate(on thread: UInt?, _ body: () -> Void) {
-    if freshness != .clean {
-      let thread = thread ?? UInt(bitPattern: ObjectIdentifier(TransactionContext.current))
-      busyThread.store(thread, ordering: .releasing)
-      bringUpToDate()
-      busyThread.store(0, ordering: .releasing)
+    return computeLock.withLock { _ in
+      if freshness != .clean {
+        busyThread.store(thread, ordering: .releasing)
+        bringUpToDate()
+        busyThread.store(0, ordering: .releasing)
+      }
+      return body()
     }
-    body()
   }
 
   private func bringUpToDate() {
@@ -121,7 +127,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   }
 
   private func recompute() {
-    guard let compute else { return }
+    if isDisposed { return }
     // Clean from the start: a write to an input while computing marks it out of date again.
     setFreshness(.clean)
     recorder.beginRun()
@@ -129,10 +135,16 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     let stale = recorder.endRun()
     if !stale.isEmpty { stale.unlinkAll() }
     computations.add(1, ordering: .relaxed)
-    if let old = cached, isEqual(old, new) { return }
-    previous = cached
-    previousVersion = version
-    cached = new
+    if hasCached && isEqual(values.pointee, new) { return }
+    if hasCached {
+      // The current value becomes the previous one.
+      if hasPrevious { (values + 1).deinitialize(count: 1) }
+      (values + 1).moveInitialize(from: values, count: 1)
+      hasPrevious = true
+      previousVersion = version
+    }
+    values.initialize(to: new)
+    hasCached = true
     version = Stamp.next()
   }
 
@@ -149,17 +161,16 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   /// Unlinks every input and releases the computation (and what it captured); called once, when
   /// the handle goes away.
   func dispose() {
-    var released: (() -> Value)?
+    var released: () -> Value = compute
     computeLock.withLock { _ in
       isDisposed = true
       registrar.existingTable?.computedSource = nil
       released = compute
-      compute = nil
+      compute = { observantFatalError("Observant: a released derived value was computed") }
       recorder.removeAll().unlinkAll()
-      cached = nil
-      previous = nil
     }
-    // Released here, outside the lock: its captures' deinits may do anything.
+    // Released here, outside the lock: its captures' deinits may do anything. (The cached values
+    // go with the core.)
     withExtendedLifetime(released) {}
   }
 }

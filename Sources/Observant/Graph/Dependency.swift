@@ -7,10 +7,19 @@ import Synchronization
 /// table, which the table's lock guards. A reaction whose re-run reads the same fields keeps its
 /// dependencies as they are: nothing is allocated or relinked, only the stamps it read are updated.
 internal final class Dependency: @unchecked Sendable {
+  // Stored properties in this order so that the 4-byte ones fill the gap behind the name's tag
+  // byte: 104 bytes, one 112-byte heap block (an edge is what every observed read keeps).
+
   /// Held so the table outlives the dependency and its address is not reused meanwhile.
   let table: ObserverTable
   let key: FieldKey
   let name: FieldName
+  /// The observer's run that last read the field (dependencies a re-run does not read are dropped).
+  var generation: UInt32
+  /// The table's slot of the field, while linked; -1 when not linked.
+  var slot: Int32 = -1
+  /// Where the dependency is in its recorder's list (owner-confined).
+  var position: Int32 = 0
   /// The observer this edge belongs to; set before the edge is linked. Strong: an installed
   /// observer is kept alive by its edges (and keeps them in turn) until it unlinks them, which is
   /// how a one-shot scope nobody holds stays installed until it fires.
@@ -23,15 +32,6 @@ internal final class Dependency: @unchecked Sendable {
   /// replaced by an equal copy carrying another stamp (an undo snapshot whose field equals the
   /// current one, say), the observer need not run, and hears writes from either state.
   let alias = Atomic<UInt64>(0)
-
-  /// Whether a write that overwrites the state `stamp` concerns this dependency.
-  @inline(__always)
-  func hasRead(_ stamp: UInt64) -> Bool {
-    let read = seen.load(ordering: .relaxed)
-    return read == stamp || read == Stamp.none || (stamp != Stamp.none && alias.load(ordering: .relaxed) == stamp)
-  }
-  /// The observer's run that last read the field (dependencies a re-run does not read are dropped).
-  var generation: UInt32
   /// The guard the field was read under in the latest run; `nil` if it was read unguarded (or
   /// under two different guards) at least once.
   var guardedBy: TrackingGuard?
@@ -39,10 +39,13 @@ internal final class Dependency: @unchecked Sendable {
   // The field's list, guarded by the table's lock.
   unowned(unsafe) var previous: Dependency?
   unowned(unsafe) var next: Dependency?
-  /// The table's slot of the field, while linked; -1 when not linked.
-  var slot: Int32 = -1
-  /// Where the dependency is in its recorder's list (owner-confined).
-  var position: Int32 = 0
+
+  /// Whether a write that overwrites the state `stamp` concerns this dependency.
+  @inline(__always)
+  func hasRead(_ stamp: UInt64) -> Bool {
+    let read = seen.load(ordering: .relaxed)
+    return read == stamp || read == Stamp.none || (stamp != Stamp.none && alias.load(ordering: .relaxed) == stamp)
+  }
 
   init(table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?) {
     self.table = table
@@ -57,18 +60,13 @@ internal final class Dependency: @unchecked Sendable {
 }
 
 extension Sequence where Element == Dependency {
-  /// Unlinks every dependency, one lock per run of dependencies on the same table.
+  /// Unlinks every dependency, one lock per run of dependencies on the same table, without
+  /// collecting them anywhere.
   func unlinkAll() {
-    var batch: [Dependency] = []
-    var table: ObserverTable?
-    for dependency in self {
-      if dependency.table !== table {
-        if let table, !batch.isEmpty { table.unlink(batch) }
-        batch.removeAll(keepingCapacity: true)
-        table = dependency.table
-      }
-      batch.append(dependency)
+    var iterator = makeIterator()
+    var next = iterator.next()
+    while let first = next {
+      next = first.table.unlink(first, andFollowingOf: &iterator)
     }
-    if let table, !batch.isEmpty { table.unlink(batch) }
   }
 }

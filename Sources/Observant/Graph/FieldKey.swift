@@ -54,7 +54,7 @@ internal enum FieldNames {
   private static var cacheSize: Int { 1024 }
   nonisolated(unsafe) private static let cacheAddresses = makeCache()
   nonisolated(unsafe) private static let cacheKeys = makeCache()
-  private static let table = Mutex<[String: UInt]>([:])
+  private static let table = Mutex<(keys: [String: UInt], texts: [UInt: String])>(([:], [:]))
 
   private static func makeCache() -> UnsafeMutablePointer<Atomic<UInt>> {
     let cache = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: cacheSize)
@@ -74,13 +74,19 @@ internal enum FieldNames {
     }
     let text = name.description
     let key = table.withLock { table -> UInt in
-      if let existing = table[text] { return existing }
-      let made = UInt(table.count + 1) << 2 | 2
-      table[text] = made
+      if let existing = table.keys[text] { return existing }
+      let made = UInt(table.keys.count + 1) << 2 | 2
+      table.keys[text] = made
+      table.texts[made] = text
       return made
     }
     cacheKeys[slot].store(key << 16 | address & 0xFFFF, ordering: .releasing)
     cacheAddresses[slot].store(address, ordering: .releasing)
     return FieldKey(rawValue: key)
+  }
+
+  /// The name interned under `key`, if it is a name's key (for printing).
+  static func text(for key: FieldKey) -> String? {
+    table.withLock { $0.texts[key.rawValue] }
   }
 }

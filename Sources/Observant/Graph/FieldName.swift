@@ -1,13 +1,16 @@
 @_spi(Reflection) import Swift
 
-/// How a recorded read names its field when it is printed ("Row.count").
+/// How a recorded read names its field when it is printed ("Row.count"), together with the
+/// field's key.
 ///
-/// Nothing here is evaluated unless an access log or a cause is printed.
+/// One word and a tag, kept by every dependency. Nothing here is evaluated unless an access log
+/// or a cause is printed.
 @usableFromInline
 internal enum FieldName: @unchecked Sendable {
-  /// A value-type field: the property name (`#function` inside its accessor) and the type that
-  /// declares it.
-  case field(StaticString, owner: Any.Type)
+  /// A field keyed by its name (a value-type field, or a hand-written one reported with
+  /// `trackAccess()`): the type that declares it. The name is the key's interned text, so a
+  /// dependency keeps one word for it.
+  case field(owner: Any.Type)
   /// A stored property (the `@Tracked` storage `_name`) of this class, located by its offset.
   case storedProperty(AnyObject.Type)
   /// A field the runtime keeps for its own owners (a store's identity, say).
@@ -19,7 +22,7 @@ internal enum FieldName: @unchecked Sendable {
   /// The name of the type that declares the field.
   var typeName: String {
     switch self {
-    case .field(_, let owner): return String(describing: owner)
+    case .field(let owner): return String(describing: owner)
     case .storedProperty(let type): return String(describing: type)
     case .custom(let custom): return custom.owner
     }
@@ -28,8 +31,8 @@ internal enum FieldName: @unchecked Sendable {
   /// The field name, e.g. `count`.
   func fieldName(for key: FieldKey) -> String {
     switch self {
-    case .field(let name, _):
-      return name.description
+    case .field:
+      return FieldNames.text(for: key) ?? "?"
     case .custom(let custom):
       return custom.name
     case .storedProperty(let type):

@@ -43,13 +43,15 @@ internal final class ObserverTable: @unchecked Sendable {
   private struct SlotIndex {
     /// Slot position + 1 per bucket; 0 is an empty bucket.
     private var buckets: ContiguousArray<Int32> = []
-    private var shift: UInt = 64
-    private var used = 0
+    // 32-bit counters: the table is allocated per observed object, and these keep it in a
+    // smaller heap block.
+    private var shift: UInt32 = 64
+    private var used: UInt32 = 0
 
     var isEmpty: Bool { buckets.isEmpty }
 
     private func bucket(_ key: FieldKey) -> Int {
-      Int(truncatingIfNeeded: (key.rawValue &* 0x9E37_79B9_7F4A_7C15) >> shift)
+      Int(truncatingIfNeeded: (key.rawValue &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
     func find(_ key: FieldKey, in slots: ContiguousArray<Slot>) -> Int32? {
@@ -68,14 +70,14 @@ internal final class ObserverTable: @unchecked Sendable {
       var capacity = 32
       while capacity < slots.count * 2 { capacity *= 2 }
       buckets = ContiguousArray(repeating: 0, count: capacity)
-      shift = UInt(64 - capacity.trailingZeroBitCount)
+      shift = UInt32(64 - capacity.trailingZeroBitCount)
       used = 0
       for position in slots.indices { place(slots[position].key, Int32(position)) }
     }
 
     /// Indexes the slot just appended at `position`.
     mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int32) {
-      if (used + 1) * 2 > buckets.count {
+      if Int(used + 1) * 2 > buckets.count {
         rebuild(slots)
       } else {
         place(slots[Int(position)].key, position)
@@ -148,6 +150,27 @@ internal final class ObserverTable: @unchecked Sendable {
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
       if _internalChecksEnabled { Self.checkInvariants(state) }
+    }
+  }
+
+  /// Unlinks `first` and the dependencies `rest` yields after it while they belong to this table,
+  /// under one lock; returns the first dependency of another table (not unlinked), if any.
+  func unlink<Rest: IteratorProtocol<Dependency>>(_ first: Dependency, andFollowingOf rest: inout Rest) -> Dependency? {
+    state.withLock { state in
+      let before = state.count
+      var current: Dependency? = first
+      var other: Dependency?
+      while let dependency = current {
+        guard dependency.table === self else {
+          other = dependency
+          break
+        }
+        if dependency.isLinked { Self.unlink(dependency, in: &state) }
+        current = rest.next()
+      }
+      if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
+      if _internalChecksEnabled { Self.checkInvariants(state) }
+      return other
     }
   }
 

@@ -57,49 +57,70 @@ internal final class Recorder {
   /// Records a read. A repeated read of the previous field returns after four comparisons
   /// (inlined into the accessor).
   @inlinable @inline(__always)
-  func record(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, seen: UInt64) {
+  func record(
+    _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, text: StaticString = "",
+    seen: UInt64
+  ) {
     if Unmanaged.passUnretained(registrar).toOpaque() == lastRegistrar, key.rawValue == lastKey, seen == lastSeen,
       currentGuardIdentity == lastGuardIdentity
     {
       return
     }
-    recordNew(registrar, key, name(), seen: seen)
+    recordNew(registrar, key, name(), text: text, seen: seen)
   }
 
   @usableFromInline
-  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+  ///
+  /// - Parameter text: for a field keyed by name and not resolved yet (`key` is `.unresolved`),
+  ///   its name (`#function` in the accessor), interned here on the first read.
+  func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64) {
     lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
     lastKey = key.rawValue
     lastSeen = seen
     lastGuardIdentity = currentGuardIdentity
-    let table = registrar.table
-    let resolved = key.isResolved ? key : Self.resolve(name)
-    // The dependency the previous run read at this point: a re-run that reads what it read before
-    // stops here.
-    if cursor < dependencies.count {
-      let candidate = dependencies[cursor]
-      if candidate.table === table && candidate.key == resolved && candidate.generation != generation {
-        reuse(candidate, seen: seen)
-        cursor += 1
-        return
-      }
-    }
-    if let existing = find(table, resolved) {
-      if existing.generation == generation {
-        if existing.seen.load(ordering: .relaxed) == seen {
-          updateGuard(of: existing, firstReadThisRun: false)
+    let resolved = key.isResolved ? key : FieldNames.key(for: text)
+    // Matched by the table's address, without touching a reference count: the table is created
+    // (below) only for a field never tracked before.
+    let tableWord = registrar.state.load(ordering: .acquiring) & ~1
+    if tableWord != 0 {
+      // The dependency the previous run read at this point: a re-run that reads what it read
+      // before stops here.
+      if cursor < dependencies.count {
+        let reused = dependencies.withUnsafeBufferPointer { buffer in
+          Unmanaged.passUnretained(buffer[cursor])._withUnsafeGuaranteedRef { candidate -> Bool in
+            guard UInt(bitPattern: ObjectIdentifier(candidate.table)) == tableWord, candidate.key == resolved,
+              candidate.generation != generation
+            else { return false }
+            reuse(candidate, seen: seen)
+            return true
+          }
+        }
+        if reused {
+          cursor += 1
           return
         }
-        // The same field of another copy of the value, read in the same run: a dependency of its
-        // own (it must hear writes to that copy's state).
-      } else {
-        let position = Int(existing.position)
-        if position != cursor { swapAt(position, cursor) }
-        reuse(existing, seen: seen)
-        cursor += 1
-        return
+      }
+      if let position = position(ofTableAt: tableWord, resolved) {
+        // A field this run already read, in the same state and unguarded then and now: nothing
+        // to do (the common case of a scope that reads a few objects over and over).
+        if isRepeated(at: position, seen: seen) { return }
+        let existing = dependencies[position]
+        if existing.generation == generation {
+          if existing.seen.load(ordering: .relaxed) == seen {
+            updateGuard(of: existing, firstReadThisRun: false)
+            return
+          }
+          // The same field of another copy of the value, read in the same run: a dependency of
+          // its own (it must hear writes to that copy's state).
+        } else {
+          if position != cursor { swapAt(position, cursor) }
+          reuse(existing, seen: seen)
+          cursor += 1
+          return
+        }
       }
     }
+    let table = registrar.table
     let dependency = Dependency(
       table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
     if currentGuard != nil { guardedCount += 1 }
@@ -110,9 +131,16 @@ internal final class Recorder {
     }
   }
 
-  private static func resolve(_ name: FieldName) -> FieldKey {
-    guard case .field(let text, _) = name else { return .unresolved }
-    return FieldNames.key(for: text)
+  /// Whether the dependency at `position` was read in this run, in the state `seen`, unguarded
+  /// then and now.
+  private func isRepeated(at position: Int, seen: UInt64) -> Bool {
+    guard currentGuardIdentity == nil else { return false }
+    return dependencies.withUnsafeBufferPointer { buffer in
+      Unmanaged.passUnretained(buffer[position])._withUnsafeGuaranteedRef { dependency in
+        dependency.generation == generation && dependency.guardedBy == nil
+          && dependency.seen.load(ordering: .relaxed) == seen
+      }
+    }
   }
 
   /// A dependency of the previous run read again: same edge, possibly a newer stamp.
@@ -130,6 +158,8 @@ internal final class Recorder {
 
   /// A field read unguarded, or under two guards, counts as unguarded.
   private func updateGuard(of dependency: Dependency, firstReadThisRun: Bool) {
+    // The common case, no guards at all, touches no reference count.
+    if currentGuardIdentity == nil && dependency.guardedBy == nil { return }
     let old = dependency.guardedBy
     let new = firstReadThisRun ? currentGuard : (old === currentGuard ? old : nil)
     if new !== old {
@@ -155,9 +185,25 @@ internal final class Recorder {
   }
 
   private func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
-    if !index.isEmpty { return index.find(table, key) }
-    for dependency in dependencies where dependency.table === table && dependency.key == key { return dependency }
-    return nil
+    let position = position(ofTableAt: UInt(bitPattern: ObjectIdentifier(table)), key)
+    return position.map { dependencies[$0] }
+  }
+
+  /// The position of the dependency on field `key` of the table at address `tableWord` (the first
+  /// recorded, if the run read two copies' states): a scan without reference counting while there
+  /// are few, a probe of the index beyond.
+  private func position(ofTableAt tableWord: UInt, _ key: FieldKey) -> Int? {
+    if !index.isEmpty { return index.find(tableWord, key).map { Int($0.position) } }
+    let position = dependencies.withUnsafeBufferPointer { buffer -> Int in
+      for position in buffer.indices {
+        let matches = Unmanaged.passUnretained(buffer[position])._withUnsafeGuaranteedRef {
+          UInt(bitPattern: ObjectIdentifier($0.table)) == tableWord && $0.key == key
+        }
+        if matches { return position }
+      }
+      return -1
+    }
+    return position < 0 ? nil : position
   }
 
   // MARK: Runs
@@ -292,16 +338,19 @@ internal struct DependencyIndex {
   var isEmpty: Bool { slots.isEmpty }
 
   private func slot(_ table: ObserverTable, _ key: FieldKey) -> Int {
-    let address = UInt(bitPattern: ObjectIdentifier(table))
+    slot(UInt(bitPattern: ObjectIdentifier(table)), key)
+  }
+
+  private func slot(_ address: UInt, _ key: FieldKey) -> Int {
     let mixed = (address ^ (key.rawValue &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
     return Int(truncatingIfNeeded: mixed >> UInt(shift))
   }
 
-  func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
+  func find(_ tableWord: UInt, _ key: FieldKey) -> Dependency? {
     let mask = slots.count - 1
-    var position = slot(table, key)
+    var position = slot(tableWord, key)
     while let entry = slots[position] {
-      let found = entry._withUnsafeGuaranteedRef { $0.table === table && $0.key == key }
+      let found = entry._withUnsafeGuaranteedRef { UInt(bitPattern: ObjectIdentifier($0.table)) == tableWord && $0.key == key }
       if found { return entry.takeUnretainedValue() }
       position = (position + 1) & mask
     }
@@ -354,13 +403,13 @@ internal func _recordAccess(
   _ registrar: TrackingRegistrar,
   _ key: FieldKey,
   _ name: @autoclosure () -> FieldName,
+  text: StaticString = "",
   seen: UInt64
 ) {
   if let recorder = ThreadLocal.recorder {
-    let name = name()
-    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name, seen: seen) }
+    recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name(), text: text, seen: seen) }
   } else if _bridgeIsOn {
-    _bridgeRead(registrar, key, name(), seen: seen)
+    _bridgeRead(registrar, key, name(), text: text, seen: seen)
   }
 }
 

@@ -69,7 +69,10 @@ internal final class ChangeObserverCore: Observer, @unchecked Sendable {
   }
 
   override func dependencyChanged(_ dependency: Dependency, _ change: FieldChange) {
-    let onChange = state.withLock { $0.isCancelled ? nil : $0.onChange }
+    // Copied out through an inout, not the lock's generic result (which would reabstract the
+    // closure, allocating twice per call).
+    var onChange: (@Sendable () -> Void)?
+    state.withLock { if !$0.isCancelled { onChange = $0.onChange } }
     onChange?()
   }
 
@@ -89,11 +92,12 @@ internal final class ChangeObserverCore: Observer, @unchecked Sendable {
       let stale = recorder.endRun()
       if !stale.isEmpty { stale.unlinkAll() }
       let dependencies = recorder.dependencies
-      state.withLock {
+      let cancelled = state.withLock {
         $0.isTracking = false
         $0.lastDependencies = dependencies
+        return $0.isCancelled
       }
-      if isCancelled { uninstallAll() }
+      if cancelled { uninstallAll() }
     }
     return try withRecorder(recorder, propagating: false, body)
   }

@@ -43,12 +43,12 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
     guard spent.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
       return
     }
-    let (dependencies, onChange) = state.withLock { state in
-      defer { state = State() }
-      return (state.dependencies, state.onChange)
-    }
-    dependencies?.unlinkAll()
-    if callingOnChange { onChange?() }
+    // Swapped out rather than returned from the lock's closure: a closure passed through the
+    // lock's generic result is reabstracted, which allocates twice.
+    var taken = State()
+    state.withLock { swap(&$0, &taken) }
+    taken.dependencies?.unlinkAll()
+    if callingOnChange { taken.onChange?() }
   }
 
   /// Takes the dependencies the scope linked while it ran. If the observer fired meanwhile (on

@@ -27,7 +27,6 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// when not running, under `state`'s lock.
   @exclusivity(unchecked) private var recorder: Recorder!
   private let state = Mutex(RunState())
-  private let runs = Atomic<Int>(0)
   /// A run was handed to the reaction's isolation and has not started yet.
   private let handedOff = Atomic<Bool>(false)
   /// Whether the causes of runs are recorded (see `RunCause`).
@@ -38,6 +37,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     var isRunning = false
     var rerunRequested = false
     var isUninstalled = false
+    /// Runs completed (the first included).
+    var completedRuns = 0
     var children: [Reaction] = []
     /// The dependencies of the last completed run (sharing the recorder's storage, which a re-run
     /// with the same dependencies does not mutate).
@@ -84,7 +85,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     context.end()
   }
 
-  var runCount: Int { runs.load(ordering: .relaxed) }
+  var runCount: Int { state.withLock { $0.completedRuns } }
 
   func invalidate() {
     guard !isCancelled else { return }
@@ -210,23 +211,34 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       return true
     }
     guard claimed else { return }
-    var again = !onlyIfInputsChanged || computedInputsChanged() || continueRunning()
-    while again {
-      performRun(in: context)
-      again = continueRunning()
+    var again: Bool
+    var cancelled = false
+    if !onlyIfInputsChanged || computedInputsChanged() {
+      again = true
+    } else {
+      (again, cancelled) = finishRun(publishing: nil, ran: false)
     }
-    if isCancelled { uninstallAll() }
+    while again {
+      (again, cancelled) = performRun(in: context)
+    }
+    if cancelled { uninstallAll() }
   }
 
-  /// At the end of a run: whether another thread asked for one more; otherwise the run is over.
-  private func continueRunning() -> Bool {
+  /// At the end of a run, under one lock: publishes the run's dependencies (if it ran), and says
+  /// whether another thread asked for one more run (otherwise the run is over) and whether the
+  /// reaction was cancelled meanwhile.
+  private func finishRun(
+    publishing dependencies: ContiguousArray<Dependency>?, ran: Bool = true
+  ) -> (again: Bool, cancelled: Bool) {
     state.withLock { state in
+      if let dependencies { state.lastDependencies = dependencies }
+      if ran { state.completedRuns += 1 }
       if state.rerunRequested && !state.isCancelled {
         state.rerunRequested = false
-        return true
+        return (true, false)
       }
       state.isRunning = false
-      return false
+      return (false, state.isCancelled)
     }
   }
 
@@ -248,13 +260,13 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     return false
   }
 
-  private func performRun(in context: TransactionContext) {
+  /// Runs the body once (the run is claimed); returns `finishRun`'s answer.
+  private func performRun(in context: TransactionContext) -> (again: Bool, cancelled: Bool) {
     // Everything the last run read came through guards (stores) that are now invalid: nothing it
     // depends on can matter any more. Drop the dependencies instead of running.
     if recorder.allGuardsInvalid {
       recorder.removeAll().unlinkAll()
-      state.withLock { $0.lastDependencies = [] }
-      return
+      return finishRun(publishing: [], ran: false)
     }
     markRunStarted()
     let children = state.withLock { state in
@@ -272,9 +284,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
     let stale = recorder.endRun()
     if !stale.isEmpty { stale.unlinkAll() }
-    let dependencies = recorder.dependencies
-    state.withLock { $0.lastDependencies = dependencies }
-    runs.add(1, ordering: .relaxed)
+    return finishRun(publishing: recorder.dependencies)
   }
 
   /// Removes every observer entry, once, when not running.
