@@ -44,13 +44,10 @@ let package = Package(
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
     .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
     .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
-    // Sets the observation bridge's switch before `main` in the test process (see the file).
-    .target(name: "_BridgeTestShims", dependencies: ["_ObservantShims"], path: "Tests/BridgeTestShims"),
     .testTarget(
       name: "ObservantObservationBridgeTests",
       dependencies: [
         "ObservantObservationBridge", "ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport",
-        "_BridgeTestShims",
       ]
     ),
   ],

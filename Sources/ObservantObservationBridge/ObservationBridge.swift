@@ -29,7 +29,7 @@ import Observation
 ///   and `didSet` are both called then). SwiftUI only invalidates a view and reads the value
 ///   later, so this makes no difference to it.
 ///
-/// **Cost.** Off (the default), an untracked read of a field pays one load and a branch, and
+/// **Cost.** Off (the default), an untracked read of a field pays one extra load, and
 /// nothing else changes. On, a read outside Observant's scopes also looks up the field's watcher
 /// in the object's observer table (a lock and a short list) and reports it to Apple's registrar;
 /// the first read of a state of a field installs a watcher (an Observant observer and an Apple
@@ -44,17 +44,18 @@ import Observation
 /// **A write racing with `withObservationTracking`.** Apple's tracking installs its observers
 /// after its closure returns: a write made on another thread between a read in the closure and
 /// that installation is not reported to it, for Observant fields as for `@Observable` ones.
-/// Writes after the installation are all reported. Make the writes and the tracking on one actor
-/// (SwiftUI: the main actor) and there is no such window.
+/// Writes after the installation are all reported. Apple's `onChange` is called at least once,
+/// not exactly once: a write on another thread that lands while Apple installs a scope's
+/// observers on several registrars (the bridge gives each watched state of a field a registrar
+/// of its own, so a scope that read several fields has several) can call it again later. Make the
+/// writes and the tracking on one actor (SwiftUI: the main actor) and there is no such window.
 public enum ObservationBridge {
   /// Whether reads of Observant fields are reported to Apple's Observation (see the type's
   /// documentation). Off by default.
   ///
-  /// Set it at launch, before other threads read tracked fields: the accessors test the switch
-  /// with a plain load (the cheapest test there is), so changing it while another thread reads
-  /// a field is a data race on the switch. Turning it off stops reporting new reads; fields
-  /// already reported keep reporting their next change (a class's fields: every change) until
-  /// their objects go away.
+  /// Set it once at launch, before views read fields; it may be changed at any time, from any
+  /// thread. Turning it off stops reporting new reads; fields already reported keep reporting
+  /// their next change (a class's fields: every change) until their objects go away.
   ///
   /// - Complexity: O(1).
   public static var isEnabled: Bool {
@@ -71,8 +72,6 @@ public enum ObservationBridge {
   /// Runs `body` with its reads reported to Apple's Observation, leaving other tasks alone unless
   /// the bridge is enabled for everything: for this package's tests, which share a process with
   /// tests that expect no bridge. Threads started by `body` are not included; wrap their work too.
-  /// The process must have set the accessors' switch before other threads started (the bridge's
-  /// test target does, in a constructor): otherwise this sets it, racing with their reads.
   package static func withBridgeForTesting<Result>(_ body: () throws -> Result) rethrows -> Result {
     startForTesting()
     return try ExternalObservation.$isMarkedTask.withValue(true) { try body() }

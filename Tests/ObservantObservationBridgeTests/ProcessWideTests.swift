@@ -1,5 +1,4 @@
 import Dispatch
-import _BridgeTestShims
 import Observant
 import ObservantObservationBridge
 import ObservantTestSupport
@@ -73,10 +72,3 @@ struct ProcessWideTests {
   }
 }
 
-@Suite("Observation bridge: this test process")
-struct TestProcessTests {
-  @Test("the bridge's switch was set before main, so no test changes it while others read tracked fields")
-  func switchSetAtLaunch() {
-    #expect(observant_bridge_tests_switch_set_at_launch() == 1)
-  }
-}

@@ -34,10 +34,9 @@ package protocol ExternalObservedField: AnyObject, Sendable {
 
 /// Starting and stopping the reports (for the bridge module).
 ///
-/// The switch the accessors test (`_observant_bridge_enabled`) is only the first gate: a read
-/// outside Observant's scopes with the switch on comes here, and is reported only if a system is
-/// installed (`mode`), this thread is not inside `withoutTracking`, and (when reports are
-/// restricted to marked tasks) the read runs in one.
+/// While the bridge is on, a read outside Observant's scopes goes to the bridge's recorder (see
+/// `ThreadLocal.recorderForReads`) and comes here; it is reported if this thread is not inside
+/// `withoutTracking`, and (when reports are restricted to marked tasks) the read runs in one.
 package enum ExternalObservation {
   private enum Mode: UInt8 {
     case off, everywhere, markedTasks
@@ -49,11 +48,8 @@ package enum ExternalObservation {
   /// Whether code runs in a marked task (see `start(_:onlyInMarkedTasks:)`).
   @TaskLocal package static var isMarkedTask = false
 
-  /// Starts reporting reads to `system` (replacing any system started before).
-  ///
-  /// The accessors' switch is set here only if it is off: it is read with plain loads, so it must
-  /// change only while no other thread reads tracked fields (at launch). A process whose threads
-  /// already run sets it before they start (the bridge's tests do, in a constructor).
+  /// Starts reporting reads to `system` (replacing any system started before). May be called
+  /// at any time, from any thread.
   ///
   /// - Parameter onlyInMarkedTasks: report only the reads of code running with `isMarkedTask`
   ///   set (the bridge's own tests, which share a process with tests that expect no bridge);
@@ -61,16 +57,15 @@ package enum ExternalObservation {
   package static func start(_ system: any ExternalObservationSystem, onlyInMarkedTasks: Bool) {
     self.system.withLock { $0 = system }
     mode.store((onlyInMarkedTasks ? Mode.markedTasks : .everywhere).rawValue, ordering: .sequentiallyConsistent)
-    if observant_bridge_enabled() == 0 { observant_bridge_set_enabled(1) }
+    observant_bridge_turn_on(makeBridgeRecorder, releaseBridgeRecorder)
   }
 
-  /// Stops reporting new reads, and turns the accessors' switch off (see `start`). Fields
-  /// already reported keep reporting their next change (a class's fields: every change) until
-  /// the objects holding them go away.
+  /// Stops reporting new reads. Fields already reported keep reporting their next change (a
+  /// class's fields: every change) until the objects holding them go away.
   package static func stop() {
+    observant_bridge_turn_off()
     mode.store(Mode.off.rawValue, ordering: .sequentiallyConsistent)
     system.withLock { $0 = nil }
-    observant_bridge_set_enabled(0)
   }
 
   /// Whether reads are reported (on all threads, or in marked tasks).
@@ -98,34 +93,49 @@ package enum ExternalObservation {
 
 // MARK: Hooks of the read path
 
-/// Whether the bridge is on at all: one plain load of a process-wide word, on the untracked read
-/// path only (the whole cost of the bridge while it is off; see `_observant_bridge_enabled`).
+extension ThreadLocal {
+  /// The recorder an accessor's read goes to: the current tracking scope's, or else, while the
+  /// observation bridge is on, this thread's bridge recorder, which records nothing and hands
+  /// every read to the bridge (`Recorder.reportToBridge`). One call, as `recorder` is: while the
+  /// bridge is off, an untracked read pays one more load inside it, and a tracked read nothing.
+  @inlinable @inline(__always)
+  internal static var recorderForReads: Unmanaged<Recorder>? {
+    guard let raw = observant_recorder_for_reads() else { return nil }
+    return Unmanaged<Recorder>.fromOpaque(raw)
+  }
+}
+
+/// A new bridge recorder for the calling thread (+1), made the first time it reads with the bridge
+/// on; released when the thread exits.
+private func makeBridgeRecorder() -> UnsafeMutableRawPointer {
+  Unmanaged.passRetained(Recorder()).toOpaque()
+}
+
+private func releaseBridgeRecorder(_ recorder: UnsafeMutableRawPointer) {
+  Unmanaged<Recorder>.fromOpaque(recorder).release()
+}
+
+extension Recorder {
+  /// Whether this is the calling thread's bridge recorder (see `ThreadLocal.recorderForReads`).
+  /// Asked only where a read would otherwise become a new dependency.
+  @inline(__always)
+  var isBridgeRecorder: Bool {
+    UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) == UInt(bitPattern: observant_bridge_thread_recorder_get())
+  }
+
+  /// A read that reached this thread's bridge recorder: reported to the bridge. The recorder keeps
+  /// nothing, not even the previous read (so the next read of the same field is reported too).
+  @inline(never)
+  func reportToBridge(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+    lastRegistrar = nil
+    guard let system = ExternalObservation.systemForReadsHere else { return }
+    BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
+  }
+}
+
+/// Whether the bridge is on at all: one load.
 @inlinable @inline(__always)
-internal var _bridgeIsOn: Bool { _observant_bridge_enabled != 0 }
-
-/// A read made outside every Observant tracking scope while the bridge is on: reported to the
-/// external system, which is then told when the state read changes. Out of line: the accessors
-/// only test `_bridgeIsOn`.
-@usableFromInline @inline(never)
-internal func _bridgeRead(
-  _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64
-) {
-  guard let system = ExternalObservation.systemForReadsHere else { return }
-  // A field keyed by name and not resolved yet: its name (`#function` in the accessor) is interned.
-  let resolved = key.isResolved ? key : FieldNames.key(for: text)
-  BridgeWatcher.reportRead(registrar, resolved, name, seen: seen, to: system)
-}
-
-/// `_bridgeRead` for a `@Tracked` property whose storage is at `storage` inside `object`: the
-/// accessor passes only what it has at hand, so that its bridge branch stays a load, a branch and
-/// a call (a larger accessor would no longer be inlined into its callers).
-@usableFromInline @inline(never)
-internal func _bridgeReadStoredProperty(_ object: any Trackable, at storage: UnsafeMutableRawPointer) {
-  guard let system = ExternalObservation.systemForReadsHere else { return }
-  let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
-  let key = FieldKey(storedPropertyOffset: storage - base)
-  BridgeWatcher.reportRead(object.trackingRegistrar, key, .storedProperty(type(of: object)), seen: Stamp.none, to: system)
-}
+internal var _bridgeIsOn: Bool { observant_bridge_is_on() != 0 }
 
 /// Whether a read made here now would be reported to the bridge (for owners that build something
 /// only for a recorded read; see `isTrackingAccesses`).

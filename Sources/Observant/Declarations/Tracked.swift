@@ -48,10 +48,7 @@ public struct Tracked<Value> {
     // loaded, so a write on another thread right after it is heard.
     @inline(__always)
     get {
-      guard let recorder = ThreadLocal.recorder else {
-        if _bridgeIsOn { _bridgeReadStoredProperty(object, at: _storageForReading(object, storageKeyPath)) }
-        return object[keyPath: storageKeyPath].value
-      }
+      guard let recorder = ThreadLocal.recorderForReads else { return object[keyPath: storageKeyPath].value }
       let storage = _storageForReading(object, storageKeyPath)
       recorder._withUnsafeGuaranteedRef {
         $0.record(object.trackingRegistrar, _fieldKey(object, storage), .storedProperty(Object.self), seen: Stamp.none)

@@ -37,12 +37,10 @@ public struct TrackedWeak<Object: AnyObject> {
     storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
   ) -> Object? {
     get {
-      if let recorder = ThreadLocal.recorder {
+      if let recorder = ThreadLocal.recorderForReads {
         recorder._withUnsafeGuaranteedRef {
           $0.record(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
         }
-      } else if _bridgeIsOn {
-        _bridgeReadStoredProperty(owner, at: _withUnprotectedUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { $0 })
       }
       return owner[keyPath: storageKeyPath].object
     }

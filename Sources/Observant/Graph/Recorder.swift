@@ -121,6 +121,9 @@ internal final class Recorder {
       }
     }
     let table = registrar.table
+    // A thread's bridge recorder (see `ThreadLocal.recorderForReads`) records nothing: every read
+    // goes to the observation bridge.
+    if _slowPath(isBridgeRecorder) { return reportToBridge(registrar, resolved, name, seen: seen) }
     let dependency = Dependency(
       table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
     if currentGuard != nil { guardedCount += 1 }
@@ -406,10 +409,8 @@ internal func _recordAccess(
   text: StaticString = "",
   seen: UInt64
 ) {
-  if let recorder = ThreadLocal.recorder {
+  if let recorder = ThreadLocal.recorderForReads {
     recorder._withUnsafeGuaranteedRef { $0.record(registrar, key, name(), text: text, seen: seen) }
-  } else if _bridgeIsOn {
-    _bridgeRead(registrar, key, name(), text: text, seen: seen)
   }
 }
 

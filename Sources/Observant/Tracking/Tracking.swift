@@ -149,6 +149,6 @@ public func withoutTracking<Result>(_ body: () throws -> Result) rethrows -> Res
 /// bridge would report them: owners that would allocate something only for a recorded read (a
 /// store's identity slot) ask first.
 ///
-/// - Complexity: O(1): one thread-local load, and one load of the bridge's switch.
+/// - Complexity: O(1): one thread-local load, and one load of the bridge's recorder.
 @inlinable
 package var isTrackingAccesses: Bool { ThreadLocal.isTracking || (_bridgeIsOn && _bridgeReportsReadsHere()) }

@@ -35,22 +35,34 @@ OBSERVANT_INLINE void observant_recorder_set(void *_Nullable recorder) { _observ
 
 // MARK: Bridge to another observation system
 
-/// Nonzero while reads made outside Observant's tracking scopes are also reported to another
-/// observation system (the `ObservantObservationBridge` product). Process-wide.
-///
-/// The untracked read path of every accessor tests it with one plain load from Swift (hence the
-/// `nonisolated(unsafe)` import): a C11 atomic load would be a call the Swift optimizer cannot
-/// see through, and accessors carrying one more call are no longer inlined into their callers
-/// (measured: 20 instructions per read). So it is written only through
-/// `observant_bridge_set_enabled`, when no other thread reads tracked fields: at launch, or in a
-/// process's constructor (see the bridge's tests).
-extern int _observant_bridge_enabled __attribute__((swift_attr("nonisolated(unsafe)")));
+/// Nonzero while the observation bridge is on (the `ObservantObservationBridge` product): reads
+/// made outside any tracking scope then go to this thread's bridge recorder, which hands them to
+/// the bridge.
+extern int _observant_bridge_on;
 
-OBSERVANT_INLINE int observant_bridge_enabled(void) {
-  return __atomic_load_n(&_observant_bridge_enabled, __ATOMIC_RELAXED);
-}
-OBSERVANT_INLINE void observant_bridge_set_enabled(int enabled) {
-  __atomic_store_n(&_observant_bridge_enabled, enabled, __ATOMIC_SEQ_CST);
+OBSERVANT_INLINE int observant_bridge_is_on(void) { return __atomic_load_n(&_observant_bridge_on, __ATOMIC_ACQUIRE); }
+
+/// Turns the bridge on, with `make` returning a new bridge recorder (+1) for a thread that reads
+/// for the first time with the bridge on, and `release` releasing it when that thread exits.
+void observant_bridge_turn_on(void *_Nonnull (*_Nonnull make)(void), void (*_Nonnull release)(void *_Nonnull));
+void observant_bridge_turn_off(void);
+
+/// This thread's bridge recorder, or NULL if it has none yet.
+extern _Thread_local void *_Nullable _observant_bridge_thread_recorder OBSERVANT_TLS;
+
+OBSERVANT_INLINE void *_Nullable observant_bridge_thread_recorder_get(void) { return _observant_bridge_thread_recorder; }
+
+/// This thread's bridge recorder, made on first use (while the bridge is on).
+void *_Nonnull observant_bridge_thread_recorder(void);
+
+/// The recorder an accessor's read goes to: this thread's tracking scope's, or else, while the
+/// bridge is on, this thread's bridge recorder (NULL while it is off). A tracked read returns
+/// before the bridge's switch is loaded; an untracked read pays that one load while it is off.
+OBSERVANT_INLINE void *_Nullable observant_recorder_for_reads(void) {
+  void *recorder = _observant_current_recorder;
+  if (recorder != 0) { return recorder; }
+  if (__builtin_expect(observant_bridge_is_on() == 0, 1)) { return 0; }
+  return observant_bridge_thread_recorder();
 }
 
 /// Nonzero while this thread's reads are not reported to the bridge (inside `withoutTracking`).
