@@ -32,9 +32,9 @@ import Observation
 /// **Cost.** Off (the default), an untracked read of a field pays one extra load, and
 /// nothing else changes. On, a read outside Observant's scopes also looks up the field's watcher
 /// in the object's observer table (a lock and a short list) and reports it to Apple's registrar;
-/// the first read of a state of a field installs a watcher (an Observant observer and an Apple
-/// registrar, a few hundred bytes), which stays until that state is replaced (value types) or
-/// until the object goes away (classes). Writes to fields read this way then go through the
+/// the first read of a state of a field installs a watcher (an Observant observer, an Apple
+/// registrar and a key path: about 700 bytes with the object's observer table), which stays until
+/// that state is replaced (value types) or until the object goes away (classes). Writes to fields read this way then go through the
 /// observed path. Reads inside `withoutTracking` are not reported.
 ///
 /// **When objects go away.** When an observed object (or the last copy of an observed value)
