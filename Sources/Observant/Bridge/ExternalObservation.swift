@@ -5,8 +5,9 @@ import _ObservantShims
 // installed by the `ObservantObservationBridge` product. The runtime knows only the two
 // protocols below; it never imports that system.
 //
-// Off (the default) it costs the untracked read one load of a process-wide word and a branch;
-// tracked reads and writes do not look at it.
+// Off (the default) it costs an untracked read one load of a process-wide word, inside the one
+// call the accessor makes anyway (`ThreadLocal.recorderForReads`); tracked reads and writes do not
+// look at it.
 
 /// Another observation system that reads of Observant fields are reported to, and that hears
 /// when what was read changes.
@@ -34,8 +35,8 @@ package protocol ExternalObservedField: AnyObject, Sendable {
 
 /// Starting and stopping the reports (for the bridge module).
 ///
-/// While the bridge is on, a read outside Observant's scopes goes to the bridge's recorder (see
-/// `ThreadLocal.recorderForReads`) and comes here; it is reported if this thread is not inside
+/// While the bridge is on, a read outside Observant's scopes goes to the thread's bridge recorder
+/// (see `ThreadLocal.recorderForReads`) and comes here; it is reported if this thread is not inside
 /// `withoutTracking`, and (when reports are restricted to marked tasks) the read runs in one.
 package enum ExternalObservation {
   private enum Mode: UInt8 {

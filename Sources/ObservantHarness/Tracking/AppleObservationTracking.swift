@@ -16,6 +16,10 @@ import Observant
 /// tree.step { model.count += 1 }.runs   // ["Label"]
 /// ```
 ///
+/// With the `ObservantObservationBridge` product enabled, Apple's tracking sees Observant's fields
+/// too: the same tree renders Observant stores and models as SwiftUI would (the benchmark's
+/// `observant-apple-bridge` strategy does).
+///
 /// Apple's tracking is one-shot and fires before the value changes (`willSet`), so it cannot
 /// re-run a body at the write. The scheduler does what a UI framework does:
 ///
