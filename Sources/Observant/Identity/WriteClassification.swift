@@ -101,9 +101,13 @@ internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
   @usableFromInline init(_ value: Value) {
     self.value = value
   }
+  /// Whether the field holds what it held: for a value compared by identity, the same identity
+  /// *and* the same content (the same copy). Two copies of one state with different content are
+  /// not "set back" (a slot that got back the identity its readers read, but another copy of it,
+  /// changed what they read without any of its fields being written).
   override func isEqual(to other: ComparableBox) -> Bool {
     guard let other = other as? ValueBox<Value> else { return false }
-    return _isUnchanged(value, other.value)
+    return _classifyWrite(value, other.value) == .none
   }
   @usableFromInline override var description: String { String(describing: value) }
 }
