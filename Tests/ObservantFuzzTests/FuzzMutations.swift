@@ -137,6 +137,21 @@ enum Mutation: CustomStringConvertible {
     }
   }
 
+  /// Whether the mutation changes the structure of an identified array in place (recorded by its
+  /// structure version), or assigns a rebuilt one (recorded by value).
+  var changesRowsInPlace: Bool {
+    switch self {
+    case .appendRow, .insertRowFirst, .removeRow, .moveRow, .replaceRow, .clearRows: true
+    default: false
+    }
+  }
+  var assignsRows: Bool {
+    switch self {
+    case .reassignRows, .undoRows: true
+    default: false
+    }
+  }
+
   /// Applies the mutation to `root` (a no-op when its path no longer exists).
   func apply(to root: inout Node) {
     modify(&root, path[...]) { node in

@@ -274,6 +274,33 @@ struct CopyTests {
     #expect(model.state.child.count == 0)
   }
 
+  @Test("an enum payload's field restored through equal copies, one after another, re-runs nothing")
+  func payloadRestoredThroughEqualCopies() {
+    // The payload lives inside the enum, so a restore cannot give it back the stamps its readers
+    // read: they follow the storage by an alias instead, also when it moves on to a third equal
+    // copy (they were re-run once the alias chain was two long: found by the fuzzer, seed
+    // 3073523142).
+    let model = EditorModel()
+    let count = Shown { model.state.mode.item?.count ?? -1 }
+    let snapshot = model.state  // the payload's count: 0
+    var edited = model.state.mode.item!
+    edited.count = 5
+    edited.count = 0  // equal to what the readers read, under another stamp
+    model.state.mode = .editing(edited)
+    let draft = model.state.mode.item!
+    var other = draft
+    other.count = 7
+    other.count = 0  // equal again, a third stamp
+    model.state.mode = .editing(other)
+    let runsBefore = count.runs
+    model.state.mode = .editing(draft)  // back to an equal copy
+    model.state = snapshot  // and to the first: still 0
+    #expect(count.runs == runsBefore)
+    #expect(count.last == 0)
+    model.state.mode = .editing(Item(id: 30, count: 1))  // another identity: the readers hear it
+    #expect(count.last == 1)
+  }
+
   @Test("undo within one transaction re-runs nothing")
   func undoWithinTransaction() {
     let model = EditorModel()

@@ -107,7 +107,11 @@ internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
   /// changed what they read without any of its fields being written).
   override func isEqual(to other: ComparableBox) -> Bool {
     guard let other = other as? ValueBox<Value> else { return false }
-    return _classifyWrite(value, other.value) == .none
+    switch _classifyWrite(value, other.value) {
+    case .none: return true
+    case .slot: return false
+    case .content: return _holdsSameCopies(value, other.value)
+    }
   }
   @usableFromInline override var description: String { String(describing: value) }
 }
@@ -116,4 +120,50 @@ internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
 @usableFromInline
 internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
   (ValueBox(old), ValueBox(new))
+}
+
+/// Whether two identity-equal collections of states hold the same copies of their elements (the
+/// same stamps, pairwise): a collection rebuilt from the same elements is the same content, one
+/// holding another copy of an element is not. O(*n*); asked only when a transaction ends with a
+/// collection back at the identities its readers read. `false` for other types.
+internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  guard let type = Value.self as? any _StateCopies.Type else { return false }
+  return type._holdsSameCopies(lhs, rhs)
+}
+
+internal protocol _StateCopies {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+private func _sameCopies<States: Collection>(_ lhs: States, _ rhs: States) -> Bool where States.Element: ObservableState {
+  lhs.count == rhs.count
+    && zip(lhs, rhs).allSatisfy { $0.observableStateID == $1.observableStateID && $0.registrar.stamp == $1.registrar.stamp }
+}
+
+extension Array: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension ContiguousArray: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension ArraySlice: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension IdentifiedArray: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension Dictionary: _StateCopies where Value: ObservableState {
+  static func _holdsSameCopies<Field>(_ lhs: Field, _ rhs: Field) -> Bool {
+    let lhs = lhs as! Self
+    let rhs = rhs as! Self
+    return lhs.count == rhs.count
+      && lhs.allSatisfy { key, value in
+        guard let other = rhs[key] else { return false }
+        return value.observableStateID == other.observableStateID && value.registrar.stamp == other.registrar.stamp
+      }
+  }
 }
