@@ -7,12 +7,19 @@ import Observant
 /// weakly (each holds the scope). The stores themselves are cached by the parent store
 /// (`CollectionStores`), so that asking twice for an id returns the same store.
 @MainActor
+@usableFromInline
 internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>: StoreDependent {
   typealias Element = ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>
 
-  private let parent: StoreCore<ParentState, ParentAction>
+  @usableFromInline let parent: StoreCore<ParentState, ParentAction>
   let tree: StoreTree
+  /// Identifies the scope in its parent's caches.
   private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
+  /// Reads the array from the parent's state: the key path applied, made where the scope is made
+  /// (where the key path is a literal, the optimizer makes it the property's getter).
+  @usableFromInline let extract: (ParentState) -> IdentifiedArray<ID, ElementState>
+  /// The navigator of every element store of this scope (see `StoreCore.navigator`).
+  let elementNavigator: (StoreCore<ElementState, ElementAction>) -> ElementState?
   private let embed: (ID, ElementAction) -> ParentAction
   /// The cores of the element stores made so far, by id.
   private var elements: [ID: WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
@@ -25,7 +32,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   /// their order change. Made on the first tracked read.
   private var registrar: TrackingRegistrar?
   let examinationOrder: Int
-  private(set) var isValid: Bool
+  @usableFromInline @exclusivity(unchecked) private(set) var isValid: Bool
   /// Which ids disappeared at recent commits, for snapshots taken before.
   private(set) var removals = RemovalLog<ID>()
   /// The name of the element stores' identity field, made once for all of them.
@@ -37,14 +44,19 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   private static var idsField: InternalField { InternalField(0, name: "ids", owner: CollectionScope.self) }
 
+  @usableFromInline
   init(
     parent: StoreCore<ParentState, ParentAction>,
     keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
-    embed: @escaping (ID, ElementAction) -> ParentAction
+    extract: @escaping (ParentState) -> IdentifiedArray<ID, ElementState>,
+    embed: @escaping (ID, ElementAction) -> ParentAction,
+    elementNavigator: @escaping (StoreCore<ElementState, ElementAction>) -> ElementState?
   ) {
     self.parent = parent
     self.tree = parent.tree
     self.keyPath = keyPath
+    self.extract = extract
+    self.elementNavigator = elementNavigator
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
@@ -58,7 +70,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
     self.observer = observer
-    let elements = observer.track { parentState[keyPath: keyPath] }
+    let elements = observer.track { extract(parentState) }
     lastStructuralVersion = elements.structuralVersion
     lastIDsVersion = elements.idsVersion
     startJournal(elements)
@@ -75,8 +87,16 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   /// The current element with `id`, navigated from the root without recording; `nil` if absent.
   func currentElement(_ id: ID) -> ElementState? {
-    guard isValid else { return nil }
-    return withoutTracking { parent.presentState?[keyPath: keyPath][id: id] }
+    guard isValid, let parentState = parent.presentState else { return nil }
+    return withoutTracking { extract(parentState)[id: id] }
+  }
+
+  /// `currentElement(_:)` for an element store's navigator (tracking suspended, the reducer known
+  /// not to run).
+  @inlinable
+  func navigatedElement(_ id: ID) -> ElementState? {
+    guard isValid, let parentState = parent.navigatedState else { return nil }
+    return extract(parentState)[id: id]
   }
 
   /// Sends the action of the element store for `id` to the parent.
@@ -143,7 +163,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       invalidate()
       return 1
     }
-    let elements = observer.track { parentState[keyPath: keyPath] }
+    let elements = observer.track { extract(parentState) }
     defer {
       lastStructuralVersion = elements.structuralVersion
       lastIDsVersion = elements.idsVersion
@@ -205,10 +225,12 @@ private func instanceIdentity<Value>(of value: Value) -> InstanceIdentity? {
 /// A parent store's cache of the element stores of one collection scope, by id: asking twice for
 /// an id returns the same store while its row lives.
 @MainActor
+@usableFromInline
 internal final class CollectionStores<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
-  let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
+  @usableFromInline let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
   private var stores: [ID: Store<ElementState, ElementAction>] = [:]
 
+  @usableFromInline
   init(scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>) {
     self.scope = scope
     scope.stores = self

@@ -3,21 +3,29 @@ import Observant
 /// The core of an element store: the element with an id in an identified array of the parent's
 /// state. Its collection scope examines it when the element is removed or replaced.
 @MainActor
+@usableFromInline
 internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State, Action>: StoreCore<State, Action> {
   /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
-  private let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
-  let id: ID
+  @usableFromInline let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
+  @usableFromInline let id: ID
   /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
   private var elementLocation: StoreLocation?
 
   init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
     self.collection = collection
     self.id = id
-    super.init(tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid,
-      fieldNames: collection.elementFieldNames)
+    super.init(
+      tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid,
+      fieldNames: collection.elementFieldNames, navigator: collection.elementNavigator)
   }
 
-  override func navigate() -> State? { collection.currentElement(id) }
+  /// The navigator of an element store: its element in the collection scope's array, made by the
+  /// collection scope's maker (specialized there) and shared by all its element stores.
+  @inlinable
+  static func navigate(_ core: StoreCore<State, Action>) -> State? {
+    let element = unsafeDowncast(core, to: ElementScope.self)
+    return element.collection.navigatedElement(element.id)
+  }
 
   override func deliver(_ action: Action) { collection.deliver(action, from: id) }
 

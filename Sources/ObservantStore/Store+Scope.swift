@@ -10,6 +10,7 @@ extension Store {
   /// the root) alive. Scoped from an invalid store, the child store is invalid from the start.
   ///
   /// - Complexity: O(1) once cached.
+  @inlinable
   public func scope<ChildState, ChildAction>(
     state keyPath: KeyPath<State, ChildState>,
     action embed: @escaping (ChildAction) -> Action
@@ -32,6 +33,7 @@ extension Store {
   /// commit; a later child gets a new store.
   ///
   /// - Complexity: O(1) once cached.
+  @inlinable
   public func scope<ChildState, ChildAction>(
     state keyPath: KeyPath<State, ChildState?>,
     action embed: @escaping (ChildAction) -> Action
@@ -40,10 +42,19 @@ extension Store {
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     return makeScopedStore(
       key: keyPath, initialState: present, extract: { $0[keyPath: keyPath] }, embed: embed,
-      writablePath: (keyPath as? WritableKeyPath<State, ChildState?>)?.appending(path: \ChildState?.unsafelyUnwrappedChild))
+      writablePath: optionalChildPath(keyPath))
   }
 
-  private func makeScopedStore<ChildState, ChildAction>(
+  /// The writable path to an optional scope's child, if `keyPath` is writable.
+  @usableFromInline
+  internal func optionalChildPath<ChildState>(_ keyPath: KeyPath<State, ChildState?>) -> AnyKeyPath? {
+    (keyPath as? WritableKeyPath<State, ChildState?>)?.appending(path: \ChildState?.unsafelyUnwrappedChild)
+  }
+
+  /// Makes and caches a child or optional scope's store; its navigator is made here, specialized
+  /// where this is inlined.
+  @inlinable
+  internal func makeScopedStore<ChildState, ChildAction>(
     key: AnyKeyPath,
     initialState: ChildState,
     extract: @escaping (State) -> ChildState?,
@@ -53,7 +64,7 @@ extension Store {
     let child = Store<ChildState, ChildAction>(
       core: ChildScope(
         parentStore: self, key: key, initialState: initialState, extract: extract, embed: embed,
-        writablePath: writablePath))
+        writablePath: writablePath, navigator: { ChildScope<State, Action, ChildState, ChildAction>.navigate($0) }))
     if child.isValid { scopes[key] = child }
     return child
   }
@@ -75,18 +86,42 @@ extension Store {
   /// value with the same id tells its readers.
   ///
   /// - Complexity: O(1) to create the collection; O(1) per element store once cached.
+  @inlinable @inline(__always)
   public func scope<ID: Hashable, ElementState, ElementAction>(
     state keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
     action embed: @escaping (ID, ElementAction) -> Action
+  ) -> StoreCollection<ID, ElementState, ElementAction> {
+    // Inlined into the caller, so that the key path is a literal where `extract` is made: the
+    // optimizer turns its application into the property's getter.
+    scopeCollection(keyPath, extract: { $0[keyPath: keyPath] }, embed: embed)
+  }
+
+  @inlinable
+  internal func scopeCollection<ID: Hashable, ElementState, ElementAction>(
+    _ keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    extract: @escaping (State) -> IdentifiedArray<ID, ElementState>,
+    embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
     typealias Stores = CollectionStores<State, Action, ID, ElementState, ElementAction>
     let stores: Stores
     if let cached = scopes[keyPath] as? Stores, cached.scope.isValid {
       stores = cached
     } else {
-      stores = Stores(scope: CollectionScope(parent: core, keyPath: keyPath, embed: embed))
+      typealias Element = ElementScope<State, Action, ID, ElementState, ElementAction>
+      stores = Stores(
+        scope: CollectionScope(
+          parent: core, keyPath: keyPath, extract: extract, embed: embed, elementNavigator: { Element.navigate($0) }))
       if stores.scope.isValid { scopes[keyPath] = stores }
     }
+    return collectionSnapshot(keyPath, stores: stores)
+  }
+
+  /// The collection of `stores` over the array at `keyPath` now; the caller depends on its ids.
+  @usableFromInline
+  internal func collectionSnapshot<ID: Hashable, ElementState, ElementAction>(
+    _ keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    stores: CollectionStores<State, Action, ID, ElementState, ElementAction>
+  ) -> StoreCollection<ID, ElementState, ElementAction> {
     let epoch = stores.scope.removals.epoch
     guard isValid else {
       let elements = withoutTracking { core.lastKnownState[keyPath: keyPath] }

@@ -10,56 +10,80 @@ import Observant
 /// scoped store keeps its parent and root alive. Cores hold no store, and hold the scopes below
 /// them weakly.
 @MainActor
+@usableFromInline
 internal class StoreCore<State, Action> {
+  // The hot paths (a send to the root, a read through a store) are inlinable and use only the
+  // stored properties marked `@usableFromInline`, so that a client's optimized build runs them
+  // specialized for its state and action types: in generic code every `Optional<State>`, array of
+  // actions or effect is a metadata lookup at run time. The few stored variables they touch are
+  // `@exclusivity(unchecked)`: main-actor state whose accesses never overlap (each is a load or a
+  // store with no call in between), which a client would otherwise check dynamically on every read.
+
   // MARK: Tree role
 
-  let tree: StoreTree
+  @usableFromInline let tree: StoreTree
   /// Creation order within the tree: parents before children.
   let examinationOrder: Int
   /// Whether the store's state still exists. Once `false`, it stays `false`.
-  private(set) final var isValid: Bool
+  @usableFromInline @exclusivity(unchecked) internal private(set) final var isValid: Bool
   /// Child and collection scopes made below this store, by key path. Weak: they hold this core.
   /// A commit that replaces this store's state re-examines them; invalidation reaches them.
   private final var dependents: [AnyKeyPath: WeakDependent] = [:]
 
+  // MARK: Position
+
+  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once.
+  @usableFromInline let isRoot: Bool
+  /// Reads this store's state from its parent's (or, for the root, the state itself), without
+  /// recording and with tracking already suspended; `nil` when it is gone. Made where the store is
+  /// made, so that it runs specialized in a client's optimized build (an overridden method would
+  /// run generic: the class's method table holds the unspecialized code).
+  @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
+
   // MARK: Reader role
 
-  final var readers: StoreReaders
+  @exclusivity(unchecked) final var readers: StoreReaders
   /// Scoped stores: the last state read through the store or committed to it (what an invalid
   /// store shows), and the tree's state generation when it was read (while the two agree, the
   /// state is current and a read need not navigate from the root). The root keeps none: it owns
   /// the state, and a copy would make the reducer's next in-place mutation of a collection copy it.
-  private final var lastState: State?
-  private final var lastStateGeneration: UInt64 = 0
-  private let keepsLastState: Bool
-
-  /// - Parameters:
-  ///   - lastState: the state a scoped store starts with; `nil` for the root.
-  ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
-  ///     is gone.
+  @usableFromInline @exclusivity(unchecked) final var lastState: State?
+  @usableFromInline @exclusivity(unchecked) final var lastStateGeneration: UInt64 = 0
+  @usableFromInline let keepsLastState: Bool
+  /// Whether `State` is `ObservableState` (asked once: in generic code it is a conformance lookup).
+  @usableFromInline let stateIsObservable: Bool
   /// The name of the field readers record (shared by the element stores of one collection).
   private let fieldNames: StoreFieldNames<State, Action>
 
+  /// - Parameters:
+  ///   - identity: the `ObservableStateID` of the state readers start with (`nil` for plain state).
+  ///   - lastState: the state a scoped store starts with; `nil` for the root.
+  ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
+  ///     is gone.
+  ///   - navigator: see `navigator`.
+  @usableFromInline
   init(
     tree: StoreTree, identity: ObservableStateID?, lastState: State?, isValid: Bool,
-    fieldNames: StoreFieldNames<State, Action> = StoreFieldNames()
+    fieldNames: StoreFieldNames<State, Action> = StoreFieldNames(), isRoot: Bool = false,
+    navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
     self.tree = tree
     self.fieldNames = fieldNames
     self.examinationOrder = tree.makeOrder()
     self.isValid = isValid
+    self.isRoot = isRoot
+    self.navigator = navigator
     self.readers = StoreReaders(identity: identity)
     self.lastState = lastState
     self.keepsLastState = lastState != nil
+    self.stateIsObservable = identity != nil
     tree.diagnostics.recordStoreCreated()
   }
 
   // MARK: Position (what the subclasses provide)
 
-  /// The current state, navigated from the parent without recording; `nil` when it is gone.
-  func navigate() -> State? { nil }
-
   /// Hands `action` to the parent, embedded in the parent's action (the root processes it).
+  @usableFromInline
   func deliver(_ action: Action) {}
 
   /// Where the store is in its tree; scopes below it extend it.
@@ -73,6 +97,7 @@ internal class StoreCore<State, Action> {
   func willInvalidate() {}
 
   /// Where the store is and what it holds, for diagnostics: `root.rows[id: 7] (State)`.
+  @usableFromInline
   final var describedPath: String { "\(location.description) (\(State.self))" }
 
   // MARK: Reading
@@ -82,11 +107,12 @@ internal class StoreCore<State, Action> {
 
   /// The current state for a reader, kept as the state to show if the store becomes invalid. An
   /// invalid store answers its last state.
+  @inlinable
   final var currentState: State {
     guard isValid else { return lastKnownState }
     tree.checkNotReducing(self.describedPath)
     if let current = stateReadThisGeneration { return current }
-    guard let state = withoutTracking({ navigate() }) else { return lastKnownState }
+    guard let state = withoutTracking({ navigator(self) }) else { return lastKnownState }
     remember(state)
     return state
   }
@@ -94,27 +120,40 @@ internal class StoreCore<State, Action> {
   /// The current state for navigation (a scope below reads its own state from it) and commits, or
   /// `nil` if it is gone. Keeps nothing: a store whose state holds the collection being mutated
   /// must not hold a copy of it on behalf of the scopes below.
+  @inlinable
   final var presentState: State? {
     guard isValid else { return nil }
     tree.checkNotReducing(self.describedPath)
     if let current = stateReadThisGeneration { return current }
-    return withoutTracking { navigate() }
+    return withoutTracking { navigator(self) }
+  }
+
+  /// `presentState` for a navigator of a scope below, which has suspended tracking and checked
+  /// that the reducer is not running.
+  @inlinable
+  final var navigatedState: State? {
+    guard isValid else { return nil }
+    if let current = stateReadThisGeneration { return current }
+    return navigator(self)
   }
 
   /// What the store shows once invalid (for the root, always the current state).
+  @usableFromInline
   final var lastKnownState: State {
     if let lastState { return lastState }
-    guard let state = withoutTracking({ navigate() }) else {
+    guard let state = withoutTracking({ navigator(self) }) else {
       fatalError("Observant: the root store's state is always present")
     }
     return state
   }
 
-  private var stateReadThisGeneration: State? {
-    lastStateGeneration == tree.stateGeneration ? lastState : nil
+  @inlinable
+  final var stateReadThisGeneration: State? {
+    keepsLastState && lastStateGeneration == tree.stateGeneration ? lastState : nil
   }
 
-  private func remember(_ state: State) {
+  @inlinable
+  final func remember(_ state: State) {
     guard keepsLastState else { return }
     lastState = state
     lastStateGeneration = tree.stateGeneration
@@ -123,16 +162,27 @@ internal class StoreCore<State, Action> {
   /// Runs `body` with the current state, recording in the current tracking scope the store's
   /// identity slot and, under the store's guard, every read `body` makes. An invalid store passes
   /// its last state and records nothing.
+  @inlinable
   final func read<Result>(_ body: (State) throws -> Result) rethrows -> Result {
     guard isValid else { return try withoutTracking { try body(lastKnownState) } }
-    guard isTrackingAccesses else { return try body(currentState) }
-    return try withTrackingGuard(readers.guardForReads()) {
+    // Navigating records nothing: the state is read before the guard goes up.
+    let state = currentState
+    guard _isTrackingAccesses() else { return try body(state) }
+    return try withReadGuard { try body(state) }
+  }
+
+  /// Runs `body` under the store's guard, after recording the identity slot (out of line: generic
+  /// only in `Result`, it needs no metadata of its own).
+  @usableFromInline
+  final func withReadGuard<Result>(_ body: () throws -> Result) rethrows -> Result {
+    try withTrackingGuard(readers.guardForReads()) {
       readers.recordIdentityRead(identityField)
-      return try body(currentState)
+      return try body()
     }
   }
 
   /// Records, in the current tracking scope, a read of the identity slot alone (under the guard).
+  @usableFromInline
   final func recordIdentityRead() {
     guard isValid, isTrackingAccesses else { return }
     withTrackingGuard(readers.guardForReads()) { readers.recordIdentityRead(identityField) }
@@ -140,6 +190,14 @@ internal class StoreCore<State, Action> {
 
   /// The guard for reads a scope makes on the store's behalf.
   final var guardForReads: TrackingGuard { readers.guardForReads() }
+
+  /// The `ObservableStateID` of `state` (`nil` for plain state). Inlinable: specialized for an
+  /// `ObservableState`, the cast folds away.
+  @inlinable
+  final func observableID(of state: State) -> ObservableStateID? {
+    guard stateIsObservable, let type = State.self as? any ObservableState.Type else { return nil }
+    return _openObservableID(type, state)
+  }
 
   // MARK: Commit
 
@@ -166,8 +224,16 @@ internal class StoreCore<State, Action> {
 
   /// Whether `state` is an `ObservableState` with the identity readers last heard of (which it
   /// becomes). Plain state never is.
+  @inlinable
   final func isSameIdentity(_ state: State) -> Bool {
-    guard let identity = observableStateID(of: state) else {
+    acceptIdentity(observableID(of: state))
+  }
+
+  /// Whether `identity` is the one readers last heard of (which it becomes); `nil` (plain state)
+  /// never is.
+  @usableFromInline
+  final func acceptIdentity(_ identity: ObservableStateID?) -> Bool {
+    guard let identity else {
       readers.identity = nil
       return false
     }
@@ -177,6 +243,7 @@ internal class StoreCore<State, Action> {
 
   /// Tells the readers that the state was replaced and re-examines the scopes below. Returns how
   /// many stores were examined.
+  @usableFromInline
   final func announceReplacement() -> Int {
     readers.notifyReplacement(identityField)
     guard !dependents.isEmpty else { return 0 }
@@ -202,15 +269,20 @@ internal class StoreCore<State, Action> {
   // MARK: Sending and invalidation
 
   /// Sends `action` up the tree; an invalid store drops it and reports it.
+  @inlinable
   final func send(_ action: Action) {
-    guard isValid else {
-      tree.diagnostics.report(
-        StoreDiagnostic(
-          kind: .actionSentToInvalidStore,
-          message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
-      return
-    }
+    guard isValid else { return drop(action) }
+    // The root processes the action itself, specialized; a scoped store hands it up.
+    if isRoot { return unsafeDowncast(self, to: RootCore<State, Action>.self).process(action) }
     deliver(action)
+  }
+
+  @usableFromInline
+  final func drop(_ action: Action) {
+    tree.diagnostics.report(
+      StoreDiagnostic(
+        kind: .actionSentToInvalidStore,
+        message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
   }
 
   /// Marks this store and every scope below it invalid (for good): what was read through it stops
@@ -229,6 +301,19 @@ internal class StoreCore<State, Action> {
 /// The identity field of the stores of one state and action type, named once (naming it prints
 /// the store's type): made per root and child scope, shared by the element stores of a collection.
 @MainActor
+@usableFromInline
 internal final class StoreFieldNames<State, Action> {
+  @usableFromInline init() {}
+
   private(set) lazy var identity = InternalField(0, name: "state", owner: Store<State, Action>.self)
 }
+
+@inlinable
+internal func _openObservableID<Observable: ObservableState, State>(_: Observable.Type, _ state: State) -> ObservableStateID {
+  (state as! Observable).observableStateID
+}
+
+/// Whether a tracking scope records reads on this thread (for inlinable code, which cannot use the
+/// package's own name).
+@usableFromInline
+internal func _isTrackingAccesses() -> Bool { isTrackingAccesses }
