@@ -134,10 +134,15 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     reactionSenders.removeAll(keepingCapacity: true)
   }
 
-  @usableFromInline
+  @inlinable
   final func endSend() {
     isProcessing = false
     if !queue.isEmpty { queue.removeAll(keepingCapacity: true) }
+    forgetReactionSenders()
+  }
+
+  @usableFromInline
+  final func forgetReactionSenders() {
     if !reactionSenders.isEmpty { reactionSenders.removeAll() }
   }
 
@@ -204,7 +209,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   /// its accessors count as "set and set back" candidates, synchronous observers wait until the
   /// reducer returns, and a wholesale replacement (`state = saved`) reconciles the readers of what
   /// differs.
-  @usableFromInline
+  @inlinable
   final func mutateLiveState(_ body: (inout State) -> Effect<Action>) -> Effect<Action> {
     _mutateLiveState(&state, body)
   }

@@ -97,19 +97,29 @@ extension Optional: _ContentVersioned where Wrapped: ObservableState {
 /// A value boxed with the comparison specialized where it was made.
 @usableFromInline
 internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
-  let value: Value
-  @usableFromInline init(_ value: Value) {
+  @usableFromInline let value: Value
+  /// `_isUnchanged` for `Value`, specialized where the box was made: this class's methods run
+  /// generic code, in which the comparison would look the type's conformances up at run time.
+  @usableFromInline let isUnchanged: (Value, Value) -> Bool
+
+  @inlinable
+  init(_ value: Value) {
     self.value = value
+    self.isUnchanged = _isUnchanged
+    super.init()
   }
+
   override func isEqual(to other: ComparableBox) -> Bool {
-    guard let other = other as? ValueBox<Value> else { return false }
-    return _isUnchanged(value, other.value)
+    // The same class means the same `Value` (a cast to `ValueBox<Value>` would look its metadata up).
+    guard ObjectIdentifier(type(of: other)) == ObjectIdentifier(type(of: self)) else { return false }
+    return isUnchanged(value, unsafeDowncast(other, to: ValueBox<Value>.self).value)
   }
+
   @usableFromInline override var description: String { String(describing: value) }
 }
 
-/// Boxes a write's values.
-@usableFromInline
+/// Boxes a write's values (inlinable: the boxes' comparison is specialized where they are made).
+@inlinable
 internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
   (ValueBox(old), ValueBox(new))
 }
