@@ -48,9 +48,9 @@ internal final class StoreTree {
   private let pending = Mutex<[PendingExamination]>([])
   /// Changes whenever the root's reducer runs: a scoped store's state read at an older generation
   /// may be out of date; one read at this generation is current (nothing else mutates the state).
-  @usableFromInline internal var stateGeneration: UInt64 = 1
+  @usableFromInline @exclusivity(unchecked) internal var stateGeneration: UInt64 = 1
   /// Whether the root's reducer is running (holding the root state for an in-place mutation).
-  @usableFromInline internal var isReducing = false
+  @usableFromInline @exclusivity(unchecked) internal var isReducing = false
 
   init(diagnostics: StoreDiagnostics) {
     self.diagnostics = diagnostics
