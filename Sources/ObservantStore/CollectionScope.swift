@@ -15,9 +15,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   let tree: StoreTree
   /// Identifies the scope in its parent's caches.
   private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
-  /// Reads the array from the parent's state: the key path applied, made where the scope is made
-  /// (where the key path is a literal, the optimizer makes it the property's getter).
-  @usableFromInline let extract: (ParentState) -> IdentifiedArray<ID, ElementState>
+  /// Reads the array from the parent's state (see `ScopedKeyPath`).
+  @usableFromInline let path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>
   /// The navigator of every element store of this scope (see `StoreCore.navigator`).
   let elementNavigator: (StoreCore<ElementState, ElementAction>) -> ElementState?
   private let embed: (ID, ElementAction) -> ParentAction
@@ -47,15 +46,15 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   @usableFromInline
   init(
     parent: StoreCore<ParentState, ParentAction>,
-    keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
-    extract: @escaping (ParentState) -> IdentifiedArray<ID, ElementState>,
+    path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
     embed: @escaping (ID, ElementAction) -> ParentAction,
     elementNavigator: @escaping (StoreCore<ElementState, ElementAction>) -> ElementState?
   ) {
     self.parent = parent
     self.tree = parent.tree
+    let keyPath = path.keyPath
     self.keyPath = keyPath
-    self.extract = extract
+    self.path = path
     self.elementNavigator = elementNavigator
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
@@ -70,7 +69,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
     self.observer = observer
-    let elements = observer.track { extract(parentState) }
+    let elements = observer.track { path.value(in: parentState) }
     lastStructuralVersion = elements.structuralVersion
     lastIDsVersion = elements.idsVersion
     startJournal(elements)
@@ -88,15 +87,21 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   /// The current element with `id`, navigated from the root without recording; `nil` if absent.
   func currentElement(_ id: ID) -> ElementState? {
     guard isValid, let parentState = parent.presentState else { return nil }
-    return withoutTracking { extract(parentState)[id: id] }
+    return withoutTracking { path.value(in: parentState)[id: id] }
   }
 
   /// `currentElement(_:)` for an element store's navigator (tracking suspended, the reducer known
-  /// not to run).
+  /// not to run). Below the root, the array is read from the root's state in place: only the
+  /// array and the element are copied.
   @inlinable
   func navigatedElement(_ id: ID) -> ElementState? {
-    guard isValid, let parentState = parent.navigatedState else { return nil }
-    return extract(parentState)[id: id]
+    guard isValid else { return nil }
+    if parent.isRoot {
+      let root = unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self)
+      return path.value(at: root.stateAddress)[id: id]
+    }
+    guard let parentState = parent.navigatedState else { return nil }
+    return path.value(in: parentState)[id: id]
   }
 
   /// Sends the action of the element store for `id` to the parent.
@@ -163,7 +168,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       invalidate()
       return 1
     }
-    let elements = observer.track { extract(parentState) }
+    let elements = observer.track { path.value(in: parentState) }
     defer {
       lastStructuralVersion = elements.structuralVersion
       lastIDsVersion = elements.idsVersion

@@ -9,14 +9,23 @@ import Observant
 @MainActor
 @usableFromInline
 internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoot {
-  /// The state, mutated in place by the reducer.
+  /// The state, mutated in place by the reducer, at an address of its own for the core's life:
+  /// the element stores of a collection read their rows from it in place (a copy of the state
+  /// would retain everything it holds), and no closure is needed to reach it.
   ///
-  /// Unchecked: synchronous observers notified by the reducer's writes (`withTracking`'s
-  /// `onChange`, change observers) run after the reducer returns but while `_mutateLiveState`
-  /// still holds the state's address; they may read the state through a store then, which is
-  /// sound (nothing mutates it any more) but would trip the dynamic exclusivity check. A read
-  /// while the reducer itself runs is stopped with a message by `StoreTree.checkNotReducing`.
-  @usableFromInline @exclusivity(unchecked) internal var state: State
+  /// Unchecked (a pointer is): synchronous observers notified by the reducer's writes
+  /// (`withTracking`'s `onChange`, change observers) run after the reducer returns but while
+  /// `_mutateLiveState` still holds the state's address; they may read the state through a store
+  /// then, which is sound (nothing mutates it any more). A read while the reducer itself runs is
+  /// stopped with a message by `StoreTree.checkNotReducing`.
+  @inlinable internal var stateAddress: UnsafeMutablePointer<State> { storage.address }
+  @usableFromInline internal let storage: StateStorage<State>
+
+  @inlinable
+  internal var state: State {
+    _read { yield stateAddress.pointee }
+    _modify { yield &stateAddress.pointee }
+  }
   @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
   @usableFromInline let limits: SendLimits
   /// Whether a commit compares plain state with its value before the reducer ran (state that is
@@ -29,9 +38,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   @usableFromInline @exclusivity(unchecked) internal var isProcessing = false
   /// The reactions that sent the actions queued for the next round (names, in order).
   @exclusivity(unchecked) private var reactionSenders: [String] = []
-  /// The action the reducer is processing (valid while it runs), for the diagnostic of a reducer
-  /// reading its store.
-  @usableFromInline @exclusivity(unchecked) internal var actionInReducer: UnsafeRawPointer?
+  /// The action the reducer is processing (while it runs), for the diagnostic of a reducer reading
+  /// its store.
+  @usableFromInline @exclusivity(unchecked) internal var actionInReducer: Action?
   /// Tasks of `.run` effects, cancelled when the last store of the tree is deallocated.
   private let tasks = EffectTasks()
   private let rootLocation = StoreLocation.root()
@@ -57,7 +66,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, diagnostics: StoreDiagnostics,
     limits: SendLimits, navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
-    self.state = state
+    self.storage = StateStorage(state)
     self.reducer = reducer
     self.limits = limits
     let identity = observableStateID(of: state)
@@ -67,6 +76,10 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     let tree = StoreTree(diagnostics: diagnostics)
     super.init(tree: tree, identity: identity, lastState: nil, isValid: true, isRoot: true, navigator: navigator)
     tree.root = self
+  }
+
+  deinit {
+    storage.release()
   }
 
   override func deliver(_ action: Action) {
@@ -84,7 +97,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   var actionBeingReduced: String {
-    actionInReducer.map { "action \($0.assumingMemoryBound(to: Action.self).pointee)" } ?? "an action"
+    actionInReducer.map { "action \($0)" } ?? "an action"
   }
 
   // MARK: Processing
@@ -194,14 +207,14 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   /// Runs the reducer on the live state.
   @inlinable
   final func reduce(_ action: Action) -> Effect<Action> {
-    withUnsafePointer(to: action) { pointer in
-      actionInReducer = UnsafeRawPointer(pointer)
-      defer { actionInReducer = nil }
-      tree.reducerWillRun()
-      return mutateLiveState { state in
-        defer { tree.reducerDidRun() }
-        return reducer(&state, pointer.pointee)
-      }
+    // No closure passed to the standard library here: in a Swift 6 client, a main-actor closure
+    // passed to a function of a module built without strict concurrency checks its executor.
+    actionInReducer = action
+    defer { actionInReducer = nil }
+    tree.reducerWillRun()
+    return mutateLiveState { state in
+      defer { tree.reducerDidRun() }
+      return reducer(&state, action)
     }
   }
 
@@ -211,7 +224,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   /// differs.
   @inlinable
   final func mutateLiveState(_ body: (inout State) -> Effect<Action>) -> Effect<Action> {
-    _mutateLiveState(&state, body)
+    _mutateLiveState(&stateAddress.pointee, body)
   }
 
   @inlinable
@@ -283,6 +296,23 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
 
   private static func describe(_ actions: ArraySlice<Action>) -> String {
     actions.prefix(3).map { "\($0)" }.joined(separator: ", ") + (actions.count > 3 ? ", …" : "")
+  }
+}
+
+/// The root state's own address (see `RootCore.stateAddress`). Unchecked: used on the main actor
+/// only, and released by the core's (nonisolated) deinitializer when nothing else can use it.
+@usableFromInline
+internal struct StateStorage<State>: @unchecked Sendable {
+  @usableFromInline let address: UnsafeMutablePointer<State>
+
+  init(_ state: State) {
+    address = .allocate(capacity: 1)
+    address.initialize(to: state)
+  }
+
+  func release() {
+    address.deinitialize(count: 1)
+    address.deallocate()
   }
 }
 

@@ -10,17 +10,28 @@ extension Store {
   /// the root) alive. Scoped from an invalid store, the child store is invalid from the start.
   ///
   /// - Complexity: O(1) once cached.
-  @inlinable
+  @inlinable @inline(__always)
   public func scope<ChildState, ChildAction>(
-    state keyPath: KeyPath<State, ChildState>,
+    state keyPath: consuming KeyPath<State, ChildState>,
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction> {
+    // Inlined into the caller, so that the key path is a literal where its closure is made (see
+    // `ScopedKeyPath`): the child store's reads navigate through the property's getter.
+    scopeChild(ScopedKeyPath(consume keyPath), action: embed)
+  }
+
+  @inlinable
+  internal func scopeChild<ChildState, ChildAction>(
+    _ path: __owned ScopedKeyPath<State, ChildState>,
+    action embed: @escaping (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction> {
+    let keyPath = path.keyPath
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     // Read without tracking: a body that scopes a child does not depend on the child's slot (the
     // child store tells its own readers when the child is replaced).
-    let initialState = withoutTracking { core.currentState[keyPath: keyPath] }
+    let initialState = withoutTracking { path.value(in: core.currentState) }
     return makeScopedStore(
-      key: keyPath, initialState: initialState, extract: { $0[keyPath: keyPath] }, embed: embed,
+      key: keyPath, initialState: initialState, extract: { path.value(in: $0) }, embed: embed,
       writablePath: keyPath as? WritableKeyPath<State, ChildState>)
   }
 
@@ -33,15 +44,25 @@ extension Store {
   /// commit; a later child gets a new store.
   ///
   /// - Complexity: O(1) once cached.
-  @inlinable
+  @inlinable @inline(__always)
   public func scope<ChildState, ChildAction>(
-    state keyPath: KeyPath<State, ChildState?>,
+    state keyPath: consuming KeyPath<State, ChildState?>,
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>? {
-    guard isValid, let present = core.read({ $0[keyPath: keyPath] }) else { return nil }
+    // Inlined into the caller: see `scope(state:action:)` of a child.
+    scopeOptionalChild(ScopedKeyPath(consume keyPath), action: embed)
+  }
+
+  @inlinable
+  internal func scopeOptionalChild<ChildState, ChildAction>(
+    _ path: __owned ScopedKeyPath<State, ChildState?>,
+    action embed: @escaping (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction>? {
+    guard isValid, let present = core.read({ path.value(in: $0) }) else { return nil }
+    let keyPath = path.keyPath
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     return makeScopedStore(
-      key: keyPath, initialState: present, extract: { $0[keyPath: keyPath] }, embed: embed,
+      key: keyPath, initialState: present, extract: { path.value(in: $0) }, embed: embed,
       writablePath: optionalChildPath(keyPath))
   }
 
@@ -88,21 +109,21 @@ extension Store {
   /// - Complexity: O(1) to create the collection; O(1) per element store once cached.
   @inlinable @inline(__always)
   public func scope<ID: Hashable, ElementState, ElementAction>(
-    state keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    state keyPath: consuming KeyPath<State, IdentifiedArray<ID, ElementState>>,
     action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
-    // Inlined into the caller, so that the key path is a literal where `extract` is made: the
-    // optimizer turns its application into the property's getter.
-    scopeCollection(keyPath, extract: { $0[keyPath: keyPath] }, embed: embed)
+    // Inlined into the caller, so that the key path is a literal where its closure is made (see
+    // `ScopedKeyPath`): row stores' reads navigate through the property's getter.
+    scopeCollection(ScopedKeyPath(consume keyPath), action: embed)
   }
 
   @inlinable
   internal func scopeCollection<ID: Hashable, ElementState, ElementAction>(
-    _ keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
-    extract: @escaping (State) -> IdentifiedArray<ID, ElementState>,
-    embed: @escaping (ID, ElementAction) -> Action
+    _ path: __owned ScopedKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
     typealias Stores = CollectionStores<State, Action, ID, ElementState, ElementAction>
+    let keyPath = path.keyPath
     let stores: Stores
     if let cached = scopes[keyPath] as? Stores, cached.scope.isValid {
       stores = cached
@@ -110,7 +131,7 @@ extension Store {
       typealias Element = ElementScope<State, Action, ID, ElementState, ElementAction>
       stores = Stores(
         scope: CollectionScope(
-          parent: core, keyPath: keyPath, extract: extract, embed: embed, elementNavigator: { Element.navigate($0) }))
+          parent: core, path: path, embed: embed, elementNavigator: { Element.navigate($0) }))
       if stores.scope.isValid { scopes[keyPath] = stores }
     }
     return collectionSnapshot(keyPath, stores: stores)

@@ -46,6 +46,9 @@ internal final class StoreTree {
   /// Filled by change observers, possibly from another thread (a copy of the state mutated
   /// elsewhere shares registrars); drained by `commit()` on the main actor.
   private let pending = Mutex<[PendingExamination]>([])
+  /// Whether `pending` may hold something: set after an append, cleared before a commit drains
+  /// it, so that a commit with nothing queued (most) takes no lock.
+  private let mayHavePending = Atomic<Bool>(false)
   /// Changes whenever the root's reducer runs: a scoped store's state read at an older generation
   /// may be out of date; one read at this generation is current (nothing else mutates the state).
   @usableFromInline @exclusivity(unchecked) internal var stateGeneration: UInt64 = 1
@@ -99,15 +102,19 @@ internal final class StoreTree {
 
   private nonisolated func enqueue(_ entry: PendingExamination) {
     pending.withLock { $0.append(entry) }
+    mayHavePending.store(true, ordering: .releasing)
   }
 
   /// Examines every queued scope once, parents first. Returns how many stores were examined.
   @usableFromInline
   func commit() -> Int {
+    guard mayHavePending.load(ordering: .acquiring) else { return 0 }
     var examined = 0
     var seen = Set<ObjectIdentifier>()
     // Examining can queue more (a replaced child re-reads its slots); loop until settled.
     while true {
+      // Cleared before the batch is taken: an entry queued after it sets the flag again.
+      mayHavePending.store(false, ordering: .releasing)
       let batch = pending.withLock { pending in
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
