@@ -92,16 +92,34 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   /// `currentElement(_:)` for an element store's navigator (tracking suspended, the reducer known
   /// not to run). Below the root, the array is read from the root's state in place: only the
-  /// array and the element are copied.
+  /// array and the element are copied. `position` is where the element was found last (see
+  /// `ElementScope.position`).
   @inlinable
-  func navigatedElement(_ id: ID) -> ElementState? {
+  func navigatedElement(_ id: ID, position: inout ElementPosition) -> ElementState? {
     guard isValid else { return nil }
     if parent.isRoot {
       let root = unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self)
-      return path.value(at: root.stateAddress)[id: id]
+      return Self.element(id, in: path.value(at: root.stateAddress), position: &position)
     }
     guard let parentState = parent.navigatedState else { return nil }
-    return path.value(in: parentState)[id: id]
+    return Self.element(id, in: path.value(in: parentState), position: &position)
+  }
+
+  /// The element with `id` in `elements`: at `position` if the array's structure is the one it
+  /// was found in, otherwise looked up (and `position` updated).
+  @inlinable
+  static func element(
+    _ id: ID, in elements: IdentifiedArray<ID, ElementState>, position: inout ElementPosition
+  ) -> ElementState? {
+    let version = elements.structuralVersion
+    if position.structuralVersion == version, position.index >= 0, position.index < elements.count {
+      return elements[position.index]
+    }
+    guard let index = elements.index(id: id) else { return nil }
+    position = ElementPosition()
+    position.index = index
+    position.structuralVersion = version
+    return elements[index]
   }
 
   /// Sends the action of the element store for `id` to the parent.

@@ -8,6 +8,10 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
   @usableFromInline let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
   @usableFromInline let id: ID
+  /// Where the element was last found: its index, valid while the array's structural version is
+  /// the one recorded (the same ids in the same order), so that a read after an action that did
+  /// not move rows takes the row at its index instead of looking its id up.
+  @usableFromInline @exclusivity(unchecked) var position = ElementPosition()
   /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
   private var elementLocation: StoreLocation?
 
@@ -24,7 +28,7 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   @inlinable
   static func navigate(_ core: StoreCore<State, Action>) -> State? {
     let element = unsafeDowncast(core, to: ElementScope.self)
-    return element.collection.navigatedElement(element.id)
+    return element.collection.navigatedElement(element.id, position: &element.position)
   }
 
   override func deliver(_ action: Action) { collection.deliver(action, from: id) }
@@ -39,4 +43,13 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   override func willInvalidate() {
     collection.forget(id, self)
   }
+}
+
+/// An element store's last known position in its array (see `ElementScope.position`).
+@usableFromInline
+internal struct ElementPosition {
+  @usableFromInline var index = -1
+  @usableFromInline var structuralVersion: UInt64 = 0
+
+  @inlinable init() {}
 }
