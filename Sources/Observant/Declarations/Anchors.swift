@@ -17,8 +17,8 @@ package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inou
     case .trivial, .identityComparable, .announce: .announce
     default: strategy
     }
-  let modification = _InPlaceModification(effective, current: value, anchored: true)
-  defer { _ = modification.finish(current: value) }
+  let modification = _InPlaceModification(effective, at: &value, anchored: true)
+  defer { _ = modification.finish(at: &value) }
   return try body(&value)
 }
 

@@ -60,7 +60,9 @@ internal enum _ModificationOutcome {
 /// Inlinable (but not inlined), so that each accessor gets a copy specialized for its field's type:
 /// there the casts that read the tokens (`as? any ObservableState.Type`, `as! any
 /// _IdentifiedArrayTokens.Type`) fold away, where generic code would look the conformance and the
-/// type's metadata up at run time, several hundred instructions each.
+/// type's metadata up at run time, several hundred instructions each. The value is read where it
+/// is (`at:`): passed by value, a caller holding it in storage would copy all of it (retaining
+/// everything it holds) to have three of its words read.
 @usableFromInline
 internal struct _InPlaceModification<Value> {
   @usableFromInline let strategy: _ModifyStrategy
@@ -72,18 +74,24 @@ internal struct _InPlaceModification<Value> {
   ///
   /// - Parameter anchored: the storage is live state (a class's property, a store's root, or a
   ///   field of a value whose own in-place mutation is anchored).
-  @inlinable @inline(never)
+  @inlinable
   init(_ strategy: _ModifyStrategy, current: Value, anchored: Bool) {
+    self = withUnsafePointer(to: current) { _InPlaceModification(strategy, at: $0, anchored: anchored) }
+  }
+
+  /// Starts the mutation of the value at `current`.
+  @inlinable @inline(never)
+  init(_ strategy: _ModifyStrategy, at current: UnsafePointer<Value>, anchored: Bool) {
     self.strategy = strategy
     switch strategy {
     case .state:
-      let token = _stateToken(of: current)
+      let token = _stateToken(at: current)
       identityBefore = token.id
       stampBefore = token.stamp
       capture = nil
       _beginInPlaceFrame(token.registrar, stamp: token.stamp, anchored: anchored)
     case .identifiedArray:
-      let tokens = _identifiedArrayTokens(of: current)
+      let tokens = _identifiedArrayTokens(at: current)
       identityBefore = tokens.structural
       stampBefore = tokens.version
       capture = nil
@@ -91,7 +99,7 @@ internal struct _InPlaceModification<Value> {
     case .stateCollection:
       identityBefore = 0
       stampBefore = 0
-      capture = (Value.self as? any _StateCollectionTokens.Type)?._captureTokens(of: current)
+      capture = (Value.self as? any _StateCollectionTokens.Type)?._captureTokens(of: current.pointee)
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
@@ -102,27 +110,33 @@ internal struct _InPlaceModification<Value> {
   }
 
   /// Ends the mutation; `current` is the storage's value now.
-  @inlinable @inline(never)
+  @inlinable
   func finish(current: Value) -> _ModificationOutcome {
+    withUnsafePointer(to: current) { finish(at: $0) }
+  }
+
+  /// Ends the mutation; `current` is the storage's address.
+  @inlinable @inline(never)
+  func finish(at current: UnsafePointer<Value>) -> _ModificationOutcome {
     switch strategy {
     case .state:
-      let token = _stateToken(of: current)
+      let token = _stateToken(at: current)
       let verified = _endInPlaceFrame(stamp: token.stamp, sameIdentity: token.id == identityBefore)
       if token.id != identityBefore { return .slot(_changeValues(identityBefore, token.id)) }
       guard token.stamp != stampBefore else { return .unchanged }
       // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
       // have not heard of it.
-      if !verified { _reconcile(current) }
+      if !verified { _reconcile(current.pointee) }
       return .content
     case .identifiedArray:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
-      let tokens = _identifiedArrayTokens(of: current)
+      let tokens = _identifiedArrayTokens(at: current)
       if tokens.structural != identityBefore { return .slot(_changeValues(identityBefore, tokens.structural)) }
       return tokens.version != stampBefore ? .content : .unchanged
     case .stateCollection:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       guard let collection = Value.self as? any _StateCollectionTokens.Type, let capture else { return .announced }
-      return collection._finish(current, since: capture)
+      return collection._finish(current.pointee, since: capture)
     case .announce, .trivial, .identityComparable:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       return .announced
@@ -159,40 +173,43 @@ internal struct _StateToken {
 }
 
 @inlinable
-internal func _stateToken<Value>(of value: Value) -> _StateToken {
+internal func _stateToken<Value>(at value: UnsafePointer<Value>) -> _StateToken {
   let flags = _TypeTraits.flags(of: Value.self)
   if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
-    return _openStateToken(type, value)
+    return _openStateToken(type, at: value)
   }
   if flags & _TypeTraits.optionalState != 0, let type = Value.self as? any _OptionalStateToken.Type {
-    return type._token(of: value)
+    return type._token(at: value)
   }
   return _StateToken(registrar: nil, id: 0, stamp: 0)
 }
 
+/// The token of the state at `value` (a `State`: the caller opened its type).
 @inlinable
-internal func _openStateToken<State: ObservableState, Value>(_: State.Type, _ value: Value) -> _StateToken {
-  let state = value as! State
-  return _StateToken(registrar: state.registrar.registrar, id: state.registrar.id.rawValue, stamp: state.registrar.stamp)
+internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at value: UnsafePointer<Value>) -> _StateToken {
+  let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
+  return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
 }
 
 @usableFromInline
 internal protocol _OptionalStateToken {
-  static func _token<Value>(of value: Value) -> _StateToken
+  static func _token<Value>(at value: UnsafePointer<Value>) -> _StateToken
 }
 
 extension Optional: _OptionalStateToken where Wrapped: ObservableState {
   @inlinable
-  static func _token<Value>(of value: Value) -> _StateToken {
-    guard let state = value as! Wrapped? else { return _StateToken(registrar: nil, id: 0, stamp: 0) }
-    return _StateToken(registrar: state.registrar.registrar, id: state.registrar.id.rawValue, stamp: state.registrar.stamp)
+  static func _token<Value>(at value: UnsafePointer<Value>) -> _StateToken {
+    guard let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self).pointee?.registrar else {
+      return _StateToken(registrar: nil, id: 0, stamp: 0)
+    }
+    return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
   }
 }
 
 /// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayTokens`.
 @inlinable
-internal func _identifiedArrayTokens<Value>(of value: Value) -> (structural: UInt64, version: UInt64) {
-  (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(of: value)
+internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64) {
+  (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(at: value)
 }
 
 /// What the `.identifiedArray` strategy reads.
@@ -200,15 +217,15 @@ internal func _identifiedArrayTokens<Value>(of value: Value) -> (structural: UIn
 internal protocol _IdentifiedArrayTokens {
   /// `structural` changes exactly when the slot must notify: the structural version for elements
   /// that report their own changes, the version for any other element.
-  static func _tokens<Value>(of value: Value) -> (structural: UInt64, version: UInt64)
+  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64)
 }
 
 extension IdentifiedArray: _IdentifiedArrayTokens {
   @inlinable
-  static func _tokens<Value>(of value: Value) -> (structural: UInt64, version: UInt64) {
-    let array = value as! Self
+  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64) {
+    let array = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self)
     let reportsOwnChanges = _TypeTraits.flags(of: Element.self) & _TypeTraits.observableState != 0
-    return (reportsOwnChanges ? array.structuralVersion : array.version, array.version)
+    return (reportsOwnChanges ? array.pointee.structuralVersion : array.pointee.version, array.pointee.version)
   }
 }
 

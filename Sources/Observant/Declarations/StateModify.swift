@@ -84,7 +84,7 @@ extension ObservableState {
       storage.stamp = announcement.seen
       opened = announcement.openedTransaction
     }
-    let modification = _InPlaceModification(strategy, current: storage.value, anchored: live)
+    let modification = _InPlaceModification(strategy, at: &storage.value, anchored: live)
     return _StateFieldInPlace(modification: modification, live: live, openedTransaction: opened)
   }
 
@@ -96,7 +96,7 @@ extension ObservableState {
     _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ inPlace: _StateFieldInPlace<Value>,
     field: StaticString
   ) -> (changed: Bool, openedTransaction: Bool) {
-    switch inPlace.modification.finish(current: storage.value) {
+    switch inPlace.modification.finish(at: &storage.value) {
     case .unchanged:
       return (false, false)
     case .content, .announced:
