@@ -39,7 +39,7 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
     let named = parentState ?? parent.lastKnownState
     self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
     super.init(
-      tree: parent.tree, identity: observableStateID(of: initialState), lastState: initialState,
+      tree: parent.tree, identity: _observableIdentity(of: initialState), lastState: initialState,
       isValid: parentState != nil, navigator: navigator)
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))

@@ -19,7 +19,7 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
     self.collection = collection
     self.id = id
     super.init(
-      tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid,
+      tree: collection.tree, identity: _observableIdentity(of: state), lastState: state, isValid: isValid,
       fieldNames: collection.elementFieldNames, navigator: collection.elementNavigator)
   }
 

@@ -69,7 +69,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     self.storage = StateStorage(state)
     self.reducer = reducer
     self.limits = limits
-    let identity = observableStateID(of: state)
+    let identity = _observableIdentity(of: state)
     self.comparesPlainState =
       identity == nil
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
@@ -194,7 +194,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       commit(changed: !isUnchanged(before, state), effect)
     } else {
       let effect = reduce(action)
-      commit(changed: !isSameIdentity(state), effect)
+      commit(changed: !acceptIdentity(observableIdentity(at: stateAddress)), effect)
     }
   }
 

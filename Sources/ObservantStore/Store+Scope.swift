@@ -149,11 +149,10 @@ extension Store {
       return StoreCollection(elements: elements, epoch: epoch, stores: stores)
     }
     // The caller depends on the ids (the scope's slot) and on this store's identity.
-    let elements = withTrackingGuard(core.guardForReads) {
-      core.recordIdentityRead()
-      stores.scope.recordIDsRead()
-      return withoutTracking { core.currentState[keyPath: keyPath] }
-    }
+    let state = core.currentState
+    core.recordIdentityRead(of: state)
+    if isTrackingAccesses { withTrackingGuard(core.guardForReads) { stores.scope.recordIDsRead() } }
+    let elements = withoutTracking { state[keyPath: keyPath] }
     return StoreCollection(elements: elements, epoch: epoch, stores: stores)
   }
 }

@@ -104,8 +104,9 @@ public final class Store<State, Action> {
   /// (`store.count`).
   @inlinable
   public var state: State {
-    core.recordIdentityRead()
-    return core.currentState
+    let state = core.currentState
+    core.recordIdentityRead(of: state)
+    return state
   }
 
   /// Reads a field of the state through the store: inside a tracking scope it depends on that

@@ -56,14 +56,14 @@ internal class StoreCore<State, Action> {
   private let fieldNames: StoreFieldNames<State, Action>
 
   /// - Parameters:
-  ///   - identity: the `ObservableStateID` of the state readers start with (`nil` for plain state).
+  ///   - identity: the identity of the state readers start with (`nil` for plain state).
   ///   - lastState: the state a scoped store starts with; `nil` for the root.
   ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
   ///     is gone.
   ///   - navigator: see `navigator`.
   @usableFromInline
   init(
-    tree: StoreTree, identity: ObservableStateID?, lastState: State?, isValid: Bool,
+    tree: StoreTree, identity: StateIdentity?, lastState: State?, isValid: Bool,
     fieldNames: StoreFieldNames<State, Action> = StoreFieldNames(), isRoot: Bool = false,
     navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
@@ -73,7 +73,7 @@ internal class StoreCore<State, Action> {
     self.isValid = isValid
     self.isRoot = isRoot
     self.navigator = navigator
-    self.readers = StoreReaders(identity: identity)
+    self.readers = StoreReaders(identity: identity, isRoot: isRoot)
     self.lastState = lastState
     self.keepsLastState = lastState != nil
     self.stateIsObservable = identity != nil
@@ -168,35 +168,44 @@ internal class StoreCore<State, Action> {
     // Navigating records nothing: the state is read before the guard goes up.
     let state = currentState
     guard _isTrackingAccesses() else { return try body(state) }
-    return try withReadGuard { try body(state) }
+    return try withReadGuard(slot: observableIdentity(of: state)?.slot) { try body(state) }
   }
 
-  /// Runs `body` under the store's guard, after recording the identity slot (out of line: generic
-  /// only in `Result`, it needs no metadata of its own).
+  /// Runs `body` under the store's guard, after recording the identity slot in `slot` (the
+  /// observer table of the observable state read; `nil` for plain state). Out of line: generic
+  /// only in `Result`, it needs no metadata of its own.
   @usableFromInline
-  final func withReadGuard<Result>(_ body: () throws -> Result) rethrows -> Result {
+  final func withReadGuard<Result>(slot: TrackingRegistrar?, _ body: () throws -> Result) rethrows -> Result {
     try withTrackingGuard(readers.guardForReads()) {
-      readers.recordIdentityRead(identityField)
+      readers.recordIdentityRead(identityField, in: slot)
       return try body()
     }
   }
 
-  /// Records, in the current tracking scope, a read of the identity slot alone (under the guard).
-  @usableFromInline
-  final func recordIdentityRead() {
-    guard isValid, isTrackingAccesses else { return }
-    withTrackingGuard(readers.guardForReads()) { readers.recordIdentityRead(identityField) }
+  /// Records, in the current tracking scope, a read of the identity slot alone (under the guard),
+  /// `state` being the state read.
+  @inlinable
+  final func recordIdentityRead(of state: State) {
+    guard isValid, _isTrackingAccesses() else { return }
+    withReadGuard(slot: observableIdentity(of: state)?.slot) {}
   }
 
   /// The guard for reads a scope makes on the store's behalf.
   final var guardForReads: TrackingGuard { readers.guardForReads() }
 
-  /// The `ObservableStateID` of `state` (`nil` for plain state). Inlinable: specialized for an
+  /// The identity of `state` if it is `ObservableState`. Inlinable: specialized for an
   /// `ObservableState`, the cast folds away.
   @inlinable
-  final func observableID(of state: State) -> ObservableStateID? {
+  final func observableIdentity(of state: State) -> StateIdentity? {
     guard stateIsObservable, let type = State.self as? any ObservableState.Type else { return nil }
-    return _openObservableID(type, state)
+    return _openIdentity(type, state)
+  }
+
+  /// `observableIdentity(of:)` of the state at `state`, read in place.
+  @inlinable
+  final func observableIdentity(at state: UnsafePointer<State>) -> StateIdentity? {
+    guard stateIsObservable, let type = State.self as? any ObservableState.Type else { return nil }
+    return _openIdentity(type, at: state)
   }
 
   // MARK: Commit
@@ -226,19 +235,14 @@ internal class StoreCore<State, Action> {
   /// becomes). Plain state never is.
   @inlinable
   final func isSameIdentity(_ state: State) -> Bool {
-    acceptIdentity(observableID(of: state))
+    acceptIdentity(observableIdentity(of: state))
   }
 
   /// Whether `identity` is the one readers last heard of (which it becomes); `nil` (plain state)
   /// never is.
   @usableFromInline
-  final func acceptIdentity(_ identity: ObservableStateID?) -> Bool {
-    guard let identity else {
-      readers.identity = nil
-      return false
-    }
-    defer { readers.identity = identity }
-    return identity == readers.identity
+  final func acceptIdentity(_ identity: StateIdentity?) -> Bool {
+    readers.accept(identity)
   }
 
   /// Tells the readers that the state was replaced and re-examines the scopes below. Returns how
@@ -306,11 +310,6 @@ internal final class StoreFieldNames<State, Action> {
   @usableFromInline init() {}
 
   private(set) lazy var identity = InternalField(0, name: "state", owner: Store<State, Action>.self)
-}
-
-@inlinable
-internal func _openObservableID<Observable: ObservableState, State>(_: Observable.Type, _ state: State) -> ObservableStateID {
-  (state as! Observable).observableStateID
 }
 
 /// Whether a tracking scope records reads on this thread (for inlinable code, which cannot use the
