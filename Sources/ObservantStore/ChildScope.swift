@@ -8,6 +8,8 @@ import Observant
 internal final class ChildScope<ParentState, ParentAction, State, Action>: StoreCore<State, Action>, StoreDependent {
   /// Keeps the parent (and so the root) alive while this store is used.
   @usableFromInline let parent: StoreCore<ParentState, ParentAction>
+  /// Creation order within the tree: parents before children.
+  let examinationOrder: Int
   /// The store whose cache holds this scope's store, to leave it on invalidation.
   private weak var parentStore: Store<ParentState, ParentAction>?
   private let key: AnyKeyPath
@@ -34,13 +36,14 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
     self.extract = extract
     self.embed = embed
     self.writablePath = writablePath
+    self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
     let parentState = parent.presentState
     let named = parentState ?? parent.lastKnownState
     self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
     super.init(
       tree: parent.tree, identity: _observableIdentity(of: initialState), lastState: initialState,
-      isValid: parentState != nil, navigator: navigator)
+      isValid: parentState != nil, shape: StoreShape(navigator: navigator))
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
     slotObserver = observer

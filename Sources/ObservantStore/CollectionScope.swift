@@ -17,8 +17,6 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
   /// Reads the array from the parent's state (see `ScopedKeyPath`).
   @usableFromInline let path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>
-  /// The navigator of every element store of this scope (see `StoreCore.navigator`).
-  let elementNavigator: (StoreCore<ElementState, ElementAction>) -> ElementState?
   private let embed: (ID, ElementAction) -> ParentAction
   /// The cores of the element stores made so far, by id.
   private var elements: [ID: WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
@@ -34,8 +32,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   @usableFromInline @exclusivity(unchecked) private(set) var isValid: Bool
   /// Which ids disappeared at recent commits, for snapshots taken before.
   private(set) var removals = RemovalLog<ID>()
-  /// The name of the element stores' identity field, made once for all of them.
-  let elementFieldNames = StoreFieldNames<ElementState, ElementAction>()
+  /// What the element stores of this scope share: their navigator and their identity field.
+  let elementShape: StoreShape<ElementState, ElementAction>
   /// The collection's place in the tree; its element stores add their id.
   let location: StoreLocation
   /// Where the array is from the root, if writable: the structural journal is started through it.
@@ -55,7 +53,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     let keyPath = path.keyPath
     self.keyPath = keyPath
     self.path = path
-    self.elementNavigator = elementNavigator
+    self.elementShape = StoreShape(navigator: elementNavigator)
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location

@@ -12,15 +12,13 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   /// the one recorded (the same ids in the same order), so that a read after an action that did
   /// not move rows takes the row at its index instead of looking its id up.
   @usableFromInline @exclusivity(unchecked) var position = ElementPosition()
-  /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
-  private var elementLocation: StoreLocation?
 
   init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
     self.collection = collection
     self.id = id
     super.init(
       tree: collection.tree, identity: _observableIdentity(of: state), lastState: state, isValid: isValid,
-      fieldNames: collection.elementFieldNames, navigator: collection.elementNavigator)
+      shape: collection.elementShape)
   }
 
   /// The navigator of an element store: its element in the collection scope's array, made by the
@@ -33,11 +31,10 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
 
   override func deliver(_ action: Action) { collection.deliver(action, from: id) }
 
+  /// Made each time it is asked for (a diagnostic, a scope below this element, which keeps its
+  /// own): none kept per row.
   override var location: StoreLocation {
-    if let elementLocation { return elementLocation }
-    let made = collection.location.appending(component: "[id: \(id)]")
-    elementLocation = made
-    return made
+    collection.location.appending(component: "[id: \(id)]")
   }
 
   override func willInvalidate() {

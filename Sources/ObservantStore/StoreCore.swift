@@ -19,26 +19,17 @@ internal class StoreCore<State, Action> {
   // `@exclusivity(unchecked)`: main-actor state whose accesses never overlap (each is a load or a
   // store with no call in between), which a client would otherwise check dynamically on every read.
 
+  // Stored properties in an order that packs them: a row's store is made per rendered row.
+
   // MARK: Tree role
 
   @usableFromInline let tree: StoreTree
-  /// Creation order within the tree: parents before children.
-  let examinationOrder: Int
-  /// Whether the store's state still exists. Once `false`, it stays `false`.
-  @usableFromInline @exclusivity(unchecked) internal private(set) final var isValid: Bool
+  /// What the stores made at one scope share: how to navigate to their state, and the name of
+  /// their identity field (one for all the element stores of a collection).
+  @usableFromInline let shape: StoreShape<State, Action>
   /// Child and collection scopes made below this store, by key path. Weak: they hold this core.
   /// A commit that replaces this store's state re-examines them; invalidation reaches them.
   private final var dependents: [AnyKeyPath: WeakDependent] = [:]
-
-  // MARK: Position
-
-  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once.
-  @usableFromInline let isRoot: Bool
-  /// Reads this store's state from its parent's (or, for the root, the state itself), without
-  /// recording and with tracking already suspended; `nil` when it is gone. Made where the store is
-  /// made, so that it runs specialized in a client's optimized build (an overridden method would
-  /// run generic: the class's method table holds the unspecialized code).
-  @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
 
   // MARK: Reader role
 
@@ -48,31 +39,37 @@ internal class StoreCore<State, Action> {
   /// state is current and a read need not navigate from the root). The root keeps none: it owns
   /// the state, and a copy would make the reducer's next in-place mutation of a collection copy it.
   @usableFromInline @exclusivity(unchecked) final var lastState: State?
-  @usableFromInline @exclusivity(unchecked) final var lastStateGeneration: UInt64 = 0
+
+  /// Whether the store's state still exists. Once `false`, it stays `false`.
+  @usableFromInline @exclusivity(unchecked) internal private(set) final var isValid: Bool
+  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once.
+  @usableFromInline let isRoot: Bool
   @usableFromInline let keepsLastState: Bool
   /// Whether `State` is `ObservableState` (asked once: in generic code it is a conformance lookup).
   @usableFromInline let stateIsObservable: Bool
-  /// The name of the field readers record (shared by the element stores of one collection).
-  private let fieldNames: StoreFieldNames<State, Action>
+
+  @usableFromInline @exclusivity(unchecked) final var lastStateGeneration: UInt64 = 0
+
+  /// Reads this store's state from its parent's (or, for the root, the state itself), without
+  /// recording and with tracking already suspended; `nil` when it is gone (see `StoreShape`).
+  @inlinable
+  final var navigator: (StoreCore<State, Action>) -> State? { shape.navigator }
 
   /// - Parameters:
   ///   - identity: the identity of the state readers start with (`nil` for plain state).
   ///   - lastState: the state a scoped store starts with; `nil` for the root.
   ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
   ///     is gone.
-  ///   - navigator: see `navigator`.
+  ///   - shape: see `shape`.
   @usableFromInline
   init(
-    tree: StoreTree, identity: StateIdentity?, lastState: State?, isValid: Bool,
-    fieldNames: StoreFieldNames<State, Action> = StoreFieldNames(), isRoot: Bool = false,
-    navigator: @escaping (StoreCore<State, Action>) -> State?
+    tree: StoreTree, identity: StateIdentity?, lastState: State?, isValid: Bool, shape: StoreShape<State, Action>,
+    isRoot: Bool = false
   ) {
     self.tree = tree
-    self.fieldNames = fieldNames
-    self.examinationOrder = tree.makeOrder()
+    self.shape = shape
     self.isValid = isValid
     self.isRoot = isRoot
-    self.navigator = navigator
     self.readers = StoreReaders(identity: identity, isRoot: isRoot)
     self.lastState = lastState
     self.keepsLastState = lastState != nil
@@ -103,7 +100,7 @@ internal class StoreCore<State, Action> {
   // MARK: Reading
 
   /// The field readers of the store record: `Store<State, Action>.state`.
-  final var identityField: InternalField { fieldNames.identity }
+  final var identityField: InternalField { shape.identityField }
 
   /// The current state for a reader, kept as the state to show if the store becomes invalid. An
   /// invalid store answers its last state.
@@ -302,14 +299,24 @@ internal class StoreCore<State, Action> {
   }
 }
 
-/// The identity field of the stores of one state and action type, named once (naming it prints
-/// the store's type): made per root and child scope, shared by the element stores of a collection.
+/// What the stores made at one scope share: the navigator (made where the scope is made, so that
+/// it runs specialized in a client's optimized build: an overridden method would run generic, the
+/// class's method table holding the unspecialized code), and the identity field, named once
+/// (naming it prints the store's type). One per root and child scope; one for all the element
+/// stores of a collection.
 @MainActor
 @usableFromInline
-internal final class StoreFieldNames<State, Action> {
-  @usableFromInline init() {}
+internal final class StoreShape<State, Action> {
+  /// Reads a store's state from its parent's (or, for the root, the state itself), without
+  /// recording and with tracking already suspended; `nil` when it is gone.
+  @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
 
-  private(set) lazy var identity = InternalField(0, name: "state", owner: Store<State, Action>.self)
+  @usableFromInline
+  init(navigator: @escaping (StoreCore<State, Action>) -> State?) {
+    self.navigator = navigator
+  }
+
+  private(set) lazy var identityField = InternalField(0, name: "state", owner: Store<State, Action>.self)
 }
 
 /// Whether a tracking scope records reads on this thread (for inlinable code, which cannot use the
