@@ -115,7 +115,8 @@ public final class Store<State, Action> {
   /// nothing.
   ///
   /// - Complexity: O(1) for a row store read again before the next action (its row is kept per
-  ///   action); otherwise the path from the root is walked once.
+  ///   action); otherwise the path from the root is walked once, each step a direct access (a row
+  ///   store takes its row at the position it was found at while no row moved).
   @inlinable @inline(__always)
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
     // Inlined into the caller, so that the key path is a literal where the closure is made: the
