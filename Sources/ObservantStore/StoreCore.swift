@@ -311,12 +311,14 @@ internal final class StoreShape<State, Action> {
   /// recording and with tracking already suspended; `nil` when it is gone.
   @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
 
+  /// The identity field (a stored constant: read on every tracked read through a store).
+  let identityField: InternalField
+
   @usableFromInline
   init(navigator: @escaping (StoreCore<State, Action>) -> State?) {
     self.navigator = navigator
+    self.identityField = InternalField(0, name: "state", owner: Store<State, Action>.self)
   }
-
-  private(set) lazy var identityField = InternalField(0, name: "state", owner: Store<State, Action>.self)
 }
 
 /// Whether a tracking scope records reads on this thread (for inlinable code, which cannot use the
