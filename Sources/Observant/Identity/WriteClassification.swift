@@ -97,35 +97,53 @@ extension Optional: _ContentVersioned where Wrapped: ObservableState {
 /// A value boxed with the comparison specialized where it was made.
 @usableFromInline
 internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
-  let value: Value
-  @usableFromInline init(_ value: Value) {
+  @usableFromInline let value: Value
+  /// `_holdsSameValue` for `Value`, specialized where the box was made: this class's methods run
+  /// generic code, in which the comparison would look the type's conformances up at run time.
+  @usableFromInline let holdsSameValue: (Value, Value) -> Bool
+
+  @inlinable
+  init(_ value: Value) {
     self.value = value
+    self.holdsSameValue = _holdsSameValue
+    super.init()
   }
   /// Whether the field holds what it held: for a value compared by identity, the same identity
   /// *and* the same content (the same copy). Two copies of one state with different content are
   /// not "set back" (a slot that got back the identity its readers read, but another copy of it,
   /// changed what they read without any of its fields being written).
   override func isEqual(to other: ComparableBox) -> Bool {
-    guard let other = other as? ValueBox<Value> else { return false }
-    switch _classifyWrite(value, other.value) {
-    case .none: return true
-    case .slot: return false
-    case .content: return _holdsSameCopies(value, other.value)
-    }
+    // The same class means the same `Value` (a cast to `ValueBox<Value>` would look its metadata up).
+    guard ObjectIdentifier(type(of: other)) == ObjectIdentifier(type(of: self)) else { return false }
+    return holdsSameValue(value, unsafeDowncast(other, to: ValueBox<Value>.self).value)
   }
+
   @usableFromInline override var description: String { String(describing: value) }
 }
 
-/// Boxes a write's values.
-@usableFromInline
+/// Boxes a write's values (inlinable: the boxes' comparison is specialized where they are made).
+@inlinable
 internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
   (ValueBox(old), ValueBox(new))
+}
+
+/// Whether a field holding `lhs` and then `rhs` holds the same thing: the same identity and the
+/// same content for values compared by identity (see `ValueBox.isEqual(to:)`), `==` or `===`
+/// otherwise.
+@inlinable
+internal func _holdsSameValue<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  switch _classifyWrite(lhs, rhs) {
+  case .none: return true
+  case .slot: return false
+  case .content: return _holdsSameCopies(lhs, rhs)
+  }
 }
 
 /// Whether two identity-equal collections of states hold the same copies of their elements (the
 /// same stamps, pairwise): a collection rebuilt from the same elements is the same content, one
 /// holding another copy of an element is not. O(*n*); asked only when a transaction ends with a
 /// collection back at the identities its readers read. `false` for other types.
+@usableFromInline
 internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
   guard let type = Value.self as? any _StateCopies.Type else { return false }
   return type._holdsSameCopies(lhs, rhs)
