@@ -301,6 +301,27 @@ struct CopyTests {
     #expect(count.last == 1)
   }
 
+  @Test("enum state set to another case and back to the same payload within one transaction re-runs nothing")
+  func enumSetBack() {
+    // A set-back compares the same identity and the same copy; for enum state, the copies of the
+    // states it holds (an enum has no stamp of its own).
+    let model = EditorModel()
+    let mode = Shown { model.state.mode.item.map { "editing \($0.id)" } ?? "idle" }
+    let payload = model.state.mode
+    transaction {
+      model.state.mode = .idle
+      model.state.mode = payload
+    }
+    #expect(mode.runs == 1)
+    var edited = payload.item!
+    edited.count = 3  // another copy of the payload: a change
+    transaction {
+      model.state.mode = .idle
+      model.state.mode = .editing(edited)
+    }
+    #expect(mode.runs == 2)
+  }
+
   @Test("undo within one transaction re-runs nothing")
   func undoWithinTransaction() {
     let model = EditorModel()

@@ -145,8 +145,17 @@ internal func _holdsSameValue<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
 /// collection back at the identities its readers read. `false` for other types.
 @usableFromInline
 internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
-  guard let type = Value.self as? any _StateCopies.Type else { return false }
-  return type._holdsSameCopies(lhs, rhs)
+  if let type = Value.self as? any _StateCopies.Type { return type._holdsSameCopies(lhs, rhs) }
+  let flags = _TypeTraits.flags(of: Value.self)
+  // A state, or an optional one: identity-equal with another stamp is another content.
+  if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 { return false }
+  // Enum state and other identity-comparable values: the states they hold, pairwise.
+  var left: [any ObservableState] = []
+  var right: [any ObservableState] = []
+  ContentDiff.collectStates(in: lhs, into: &left, depth: 0)
+  ContentDiff.collectStates(in: rhs, into: &right, depth: 0)
+  return left.count == right.count
+    && zip(left, right).allSatisfy { $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion }
 }
 
 internal protocol _StateCopies {
