@@ -18,7 +18,7 @@ private final class Gauge: Trackable, @unchecked Sendable {
 /// Collects reaction diagnostics raised while `body` runs, with flushes bounded by `rounds`.
 private func collectingReactionDiagnostics(rounds: Int = 10, _ body: () -> Void) -> [ReactionDiagnostic] {
   let diagnostics = Mutex<[ReactionDiagnostic]>([])
-  Reaction.$diagnosticHandler.withValue({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
+  Reaction.withDiagnosticHandler({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
     Reaction.$maximumFlushRounds.withValue(rounds) { body() }
   }
   return diagnostics.withLock { $0 }

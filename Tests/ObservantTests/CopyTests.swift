@@ -322,6 +322,28 @@ struct CopyTests {
     #expect(mode.runs == 2)
   }
 
+  @Test("a child replaced in place and then assigned back through its setter, in one transaction, re-runs nothing")
+  func inPlaceReplacementThenSetterBack() {
+    // The in-place replacement and the setter record the slot alike (identity and stamp), so the
+    // transaction sees it set back (they recorded different kinds of values, and it re-ran: found
+    // by the fuzzer, seed 27478187).
+    let model = EditorModel()
+    let count = Shown { model.state.child.count }
+    let saved = model.state.child
+    transaction {
+      model.state.child.renew()  // self = Item(id:) through the child's _modify
+      model.state.child = saved
+    }
+    #expect(count.runs == 1)
+    transaction {
+      model.state.child.renew()
+      var other = saved
+      other.count = 4  // another copy: a change
+      model.state.child = other
+    }
+    #expect(count.values == [0, 4])
+  }
+
   @Test("undo within one transaction re-runs nothing")
   func undoWithinTransaction() {
     let model = EditorModel()
@@ -511,4 +533,9 @@ struct InPlaceElementTests {
     #expect(payload.runs == 4)
     #expect(payload.last == 2)
   }
+}
+
+extension Item {
+  /// Replaces this value by a new one with the same id (a new identity), in place.
+  mutating func renew() { self = Item(id: id) }
 }

@@ -341,7 +341,7 @@ struct ReactionTests {
   func runawayLoop() {
     let panel = Panel()
     let diagnostics = Mutex<[ReactionDiagnostic]>([])
-    Reaction.$diagnosticHandler.withValue({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
+    Reaction.withDiagnosticHandler({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
       Reaction.$maximumFlushRounds.withValue(10) {
         panel.showsCount = false
         let ping = Reaction("ping") { if panel.showsCount { panel.first = "ping \(panel.count)" } }

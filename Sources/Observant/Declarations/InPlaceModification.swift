@@ -122,7 +122,10 @@ internal struct _InPlaceModification<Value> {
     case .state:
       let token = _stateToken(at: current)
       let verified = _endInPlaceFrame(stamp: token.stamp, sameIdentity: token.id == identityBefore)
-      if token.id != identityBefore { return .slot(_changeValues(identityBefore, token.id)) }
+      if token.id != identityBefore {
+        return .slot(
+          (ValueBox(_ContentToken(id: identityBefore, stamp: stampBefore)), ValueBox(_ContentToken(id: token.id, stamp: token.stamp))))
+      }
       guard token.stamp != stampBefore else { return .unchanged }
       // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
       // have not heard of it.
@@ -260,22 +263,21 @@ extension ArraySlice: _StateCollectionTokens where Element: ObservableState {
 
 extension Dictionary: _StateCollectionTokens where Value: ObservableState {
   @usableFromInline static func _captureTokens<Field>(of value: Field) -> Any {
-    (value as! Self).mapValues { ($0.registrar.id.rawValue, $0.registrar.stamp) }
+    (value as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
   }
 
   @usableFromInline static func _finish<Field>(_ value: Field, since capture: Any) -> _ModificationOutcome {
     let dictionary = value as! Self
-    guard let before = capture as? [Key: (UInt64, UInt64)] else { return .announced }
+    guard let before = capture as? [Key: _ContentToken] else { return .announced }
     let sameIdentities =
       before.count == dictionary.count
-      && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.0 }
+      && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.id }
     guard sameIdentities else {
-      let identities = { (entries: [Key: UInt64]) in entries }
-      return .slot(
-        _changeValues(identities(before.mapValues(\.0)), identities(dictionary.mapValues { $0.registrar.id.rawValue })))
+      // Boxed as a setter boxes them (see `_changeValues`).
+      return .slot((ValueBox(before), ValueBox(dictionary.mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })))
     }
     var changed = false
-    for (key, element) in dictionary where before[key]?.1 != element.registrar.stamp {
+    for (key, element) in dictionary where before[key]?.stamp != element.registrar.stamp {
       changed = true
       _reconcile(element)
     }
@@ -283,22 +285,21 @@ extension Dictionary: _StateCollectionTokens where Value: ObservableState {
   }
 }
 
-private func _elementTokens<States: Collection>(_ states: States) -> [(UInt64, UInt64)]
-where States.Element: ObservableState {
-  states.map { ($0.registrar.id.rawValue, $0.registrar.stamp) }
-}
 
 /// Same identities in the same order: the slot is unchanged, and elements whose stamps moved are
 /// reconciled (an array cannot tell an element edited through its accessors from one replaced by an
 /// edited copy; reconciling tells exactly the readers of what differs).
 private func _finishElements<States: Collection>(_ states: States, since capture: Any) -> _ModificationOutcome
 where States.Element: ObservableState {
-  guard let before = capture as? [(UInt64, UInt64)] else { return .announced }
+  guard let before = capture as? [_ContentToken] else { return .announced }
   guard before.count == states.count,
-    zip(before, states).allSatisfy({ $0.0 == $1.registrar.id.rawValue })
-  else { return .slot(_changeValues(before.map(\.0), states.map { $0.registrar.id.rawValue })) }
+    zip(before, states).allSatisfy({ $0.id == $1.registrar.id.rawValue })
+  else {
+    // Boxed as a setter boxes them (see `_changeValues`).
+    return .slot((ValueBox(before), ValueBox(_elementTokens(states))))
+  }
   var changed = false
-  for (token, state) in zip(before, states) where token.1 != state.registrar.stamp {
+  for (token, state) in zip(before, states) where token.stamp != state.registrar.stamp {
     changed = true
     _reconcile(state)
   }

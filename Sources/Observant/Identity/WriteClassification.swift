@@ -122,9 +122,80 @@ internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
 }
 
 /// Boxes a write's values (inlinable: the boxes' comparison is specialized where they are made).
+///
+/// Fields holding observable state are boxed as tokens (identity and stamp of each state they
+/// hold), the same tokens an in-place mutation records without a copy of the old value: a field
+/// written both ways in one transaction compares like with like, and "set back" means the same
+/// copies of the same states.
 @inlinable
 internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
-  (ValueBox(old), ValueBox(new))
+  if _TypeTraits.flags(of: Value.self) & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
+    return (ValueBox(_ContentToken(of: old)), ValueBox(_ContentToken(of: new)))
+  }
+  if let tokens = Value.self as? any _ContentTokenBoxing.Type { return tokens._tokenValues(old, new) }
+  return (ValueBox(old), ValueBox(new))
+}
+
+/// What identifies a state's content for "set back": its identity and its stamp (`0` and `0` for
+/// `nil`).
+@usableFromInline
+internal struct _ContentToken: Hashable, CustomStringConvertible {
+  @usableFromInline let id: UInt64
+  @usableFromInline let stamp: UInt64
+
+  @inlinable
+  init(id: UInt64, stamp: UInt64) {
+    self.id = id
+    self.stamp = stamp
+  }
+
+  /// The token of a state or an optional state (a generic value of one of those types).
+  @usableFromInline
+  init<Value>(of value: Value) {
+    if let state = value as? any ObservableState {
+      self.init(id: state.observableStateID.rawValue, stamp: state._instanceVersion)
+    } else {
+      self.init(id: 0, stamp: 0)  // nil
+    }
+  }
+
+  @usableFromInline var description: String { id == 0 ? "nil" : "#\(id)" }
+}
+
+/// Collections of states, boxed as the tokens of their elements.
+@usableFromInline
+internal protocol _ContentTokenBoxing {
+  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues
+}
+
+extension Array: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension ContiguousArray: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension ArraySlice: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension Dictionary: _ContentTokenBoxing where Value: ObservableState {
+  @usableFromInline static func _tokenValues<Field>(_ old: Field, _ new: Field) -> ChangeValues {
+    (ValueBox((old as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }), ValueBox((new as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }))
+  }
+}
+
+/// The tokens of a collection's states, in order.
+@usableFromInline
+internal func _elementTokens<States: Collection>(_ states: States) -> [_ContentToken] where States.Element: ObservableState {
+  states.map { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
 }
 
 /// Whether a field holding `lhs` and then `rhs` holds the same thing: the same identity and the
