@@ -145,6 +145,19 @@ enum Mutation: CustomStringConvertible {
     default: false
     }
   }
+  /// Whether the mutation moves the pinned value between slots, and whether it restores it from a
+  /// copy: together in one transaction, the restored value is a new version of itself for the
+  /// slots it moved through (documented in the Identity rules article).
+  var movesPinned: Bool {
+    switch self {
+    case .swapPinnedAndSpare, .copyPinnedToSpare, .pinnedReplace: true
+    default: false
+    }
+  }
+  var restoresPinnedFromCopy: Bool {
+    if case .undoByAssignment = self { true } else { false }
+  }
+
   var assignsRows: Bool {
     switch self {
     case .reassignRows, .undoRows: true
