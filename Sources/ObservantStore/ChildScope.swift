@@ -4,13 +4,16 @@ import Observant
 /// key path, or an optional one to a case's payload), and its slots there are watched, so that a
 /// commit examines it only when the slot changed.
 @MainActor
+@usableFromInline
 internal final class ChildScope<ParentState, ParentAction, State, Action>: StoreCore<State, Action>, StoreDependent {
   /// Keeps the parent (and so the root) alive while this store is used.
-  private let parent: StoreCore<ParentState, ParentAction>
+  @usableFromInline let parent: StoreCore<ParentState, ParentAction>
+  /// Creation order within the tree: parents before children.
+  let examinationOrder: Int
   /// The store whose cache holds this scope's store, to leave it on invalidation.
   private weak var parentStore: Store<ParentState, ParentAction>?
   private let key: AnyKeyPath
-  private let extract: (ParentState) -> State?
+  @usableFromInline let extract: (ParentState) -> State?
   private let embed: (Action) -> ParentAction
   /// A writable key path from the parent's state to this state, if the scope's path allows it.
   private let writablePath: AnyKeyPath?
@@ -20,9 +23,11 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
 
   /// Makes the scope at `key` below `parentStore`, reading `initialState` from it. Below an
   /// invalid store, the scope is invalid from the start.
+  @usableFromInline
   init(
     parentStore: Store<ParentState, ParentAction>, key: AnyKeyPath, initialState: State,
-    extract: @escaping (ParentState) -> State?, embed: @escaping (Action) -> ParentAction, writablePath: AnyKeyPath?
+    extract: @escaping (ParentState) -> State?, embed: @escaping (Action) -> ParentAction, writablePath: AnyKeyPath?,
+    navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
     let parent = parentStore.core
     self.parent = parent
@@ -31,13 +36,14 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
     self.extract = extract
     self.embed = embed
     self.writablePath = writablePath
+    self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
     let parentState = parent.presentState
     let named = parentState ?? parent.lastKnownState
     self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
     super.init(
-      tree: parent.tree, identity: observableStateID(of: initialState), lastState: initialState,
-      isValid: parentState != nil)
+      tree: parent.tree, identity: _observableIdentity(of: initialState), lastState: initialState,
+      isValid: parentState != nil, shape: StoreShape(navigator: navigator))
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
     slotObserver = observer
@@ -45,7 +51,12 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
     parent.addDependent(self, for: key)
   }
 
-  override func navigate() -> State? { parent.presentState.flatMap(extract) }
+  /// The navigator of a child scope's store: its parent's state, through `extract`.
+  @inlinable
+  static func navigate(_ core: StoreCore<State, Action>) -> State? {
+    let scope = unsafeDowncast(core, to: ChildScope.self)
+    return scope.parent.navigatedState.flatMap(scope.extract)
+  }
 
   override func deliver(_ action: Action) { parent.deliver(embed(action)) }
 

@@ -7,12 +7,16 @@ import Observant
 /// weakly (each holds the scope). The stores themselves are cached by the parent store
 /// (`CollectionStores`), so that asking twice for an id returns the same store.
 @MainActor
+@usableFromInline
 internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>: StoreDependent {
   typealias Element = ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>
 
-  private let parent: StoreCore<ParentState, ParentAction>
+  @usableFromInline let parent: StoreCore<ParentState, ParentAction>
   let tree: StoreTree
+  /// Identifies the scope in its parent's caches.
   private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
+  /// Reads the array from the parent's state (see `ScopedKeyPath`).
+  @usableFromInline let path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>
   private let embed: (ID, ElementAction) -> ParentAction
   /// The cores of the element stores made so far, by id.
   private var elements: [ID: WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
@@ -25,11 +29,11 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   /// their order change. Made on the first tracked read.
   private var registrar: TrackingRegistrar?
   let examinationOrder: Int
-  private(set) var isValid: Bool
+  @usableFromInline @exclusivity(unchecked) private(set) var isValid: Bool
   /// Which ids disappeared at recent commits, for snapshots taken before.
   private(set) var removals = RemovalLog<ID>()
-  /// The name of the element stores' identity field, made once for all of them.
-  let elementFieldNames = StoreFieldNames<ElementState, ElementAction>()
+  /// What the element stores of this scope share: their navigator and their identity field.
+  let elementShape: StoreShape<ElementState, ElementAction>
   /// The collection's place in the tree; its element stores add their id.
   let location: StoreLocation
   /// Where the array is from the root, if writable: the structural journal is started through it.
@@ -37,14 +41,19 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   private static var idsField: InternalField { InternalField(0, name: "ids", owner: CollectionScope.self) }
 
+  @usableFromInline
   init(
     parent: StoreCore<ParentState, ParentAction>,
-    keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
-    embed: @escaping (ID, ElementAction) -> ParentAction
+    path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
+    embed: @escaping (ID, ElementAction) -> ParentAction,
+    elementNavigator: @escaping (StoreCore<ElementState, ElementAction>) -> ElementState?
   ) {
     self.parent = parent
     self.tree = parent.tree
+    let keyPath = path.keyPath
     self.keyPath = keyPath
+    self.path = path
+    self.elementShape = StoreShape(navigator: elementNavigator)
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
@@ -58,7 +67,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: parent.tree.enqueueHandler(for: self))
     self.observer = observer
-    let elements = observer.track { parentState[keyPath: keyPath] }
+    let elements = observer.track { path.value(in: parentState) }
     lastStructuralVersion = elements.structuralVersion
     lastIDsVersion = elements.idsVersion
     startJournal(elements)
@@ -75,8 +84,40 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   /// The current element with `id`, navigated from the root without recording; `nil` if absent.
   func currentElement(_ id: ID) -> ElementState? {
+    guard isValid, let parentState = parent.presentState else { return nil }
+    return withoutTracking { path.value(in: parentState)[id: id] }
+  }
+
+  /// `currentElement(_:)` for an element store's navigator (tracking suspended, the reducer known
+  /// not to run). Below the root, the array is read from the root's state in place: only the
+  /// array and the element are copied. `position` is where the element was found last (see
+  /// `ElementScope.position`).
+  @inlinable
+  func navigatedElement(_ id: ID, position: inout ElementPosition) -> ElementState? {
     guard isValid else { return nil }
-    return withoutTracking { parent.presentState?[keyPath: keyPath][id: id] }
+    if parent.isRoot {
+      let root = unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self)
+      return Self.element(id, in: path.value(at: root.stateAddress), position: &position)
+    }
+    guard let parentState = parent.navigatedState else { return nil }
+    return Self.element(id, in: path.value(in: parentState), position: &position)
+  }
+
+  /// The element with `id` in `elements`: at `position` if the array's structure is the one it
+  /// was found in, otherwise looked up (and `position` updated).
+  @inlinable
+  static func element(
+    _ id: ID, in elements: IdentifiedArray<ID, ElementState>, position: inout ElementPosition
+  ) -> ElementState? {
+    let version = elements.structuralVersion
+    if position.structuralVersion == version, position.index >= 0, position.index < elements.count {
+      return elements[position.index]
+    }
+    guard let index = elements.index(id: id) else { return nil }
+    position = ElementPosition()
+    position.index = index
+    position.structuralVersion = version
+    return elements[index]
   }
 
   /// Sends the action of the element store for `id` to the parent.
@@ -143,7 +184,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       invalidate()
       return 1
     }
-    let elements = observer.track { parentState[keyPath: keyPath] }
+    let elements = observer.track { path.value(in: parentState) }
     defer {
       lastStructuralVersion = elements.structuralVersion
       lastIDsVersion = elements.idsVersion
@@ -205,10 +246,12 @@ private func instanceIdentity<Value>(of value: Value) -> InstanceIdentity? {
 /// A parent store's cache of the element stores of one collection scope, by id: asking twice for
 /// an id returns the same store while its row lives.
 @MainActor
+@usableFromInline
 internal final class CollectionStores<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
-  let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
+  @usableFromInline let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
   private var stores: [ID: Store<ElementState, ElementAction>] = [:]
 
+  @usableFromInline
   init(scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>) {
     self.scope = scope
     scope.stores = self

@@ -14,6 +14,7 @@
 /// the new one, larger ones are kept as a tree), and running, mapping and releasing an effect walk
 /// that tree without recursion, so an effect built from 100,000 nested merges costs no stack.
 public struct Effect<Action> {
+  @usableFromInline
   internal enum Operation {
     case none
     case send(Action)
@@ -24,20 +25,29 @@ public struct Effect<Action> {
   }
 
   /// An effect that is not a merge: what running an effect comes down to.
+  @usableFromInline
   internal enum Leaf {
     case send(Action)
     case run(@Sendable (_ send: @escaping @MainActor @Sendable (Action) -> Void) -> Task<Void, Never>)
   }
 
+  @usableFromInline
   internal let operation: Operation
 
+  @inlinable
   internal init(_ operation: Operation) { self.operation = operation }
 
+  // The cases a reducer returns on every action are inlinable, so that a client's reducer builds
+  // and maps them specialized: in generic code each `Effect`, `Operation` and `Leaf` type is a
+  // metadata lookup at run time.
+
   /// No further work.
+  @inlinable
   public static var none: Self { Effect(.none) }
 
   /// Sends `action` to the store once the current action has been committed, in the same `send`
   /// (see `Store.send(_:)`).
+  @inlinable
   public static func send(_ action: Action) -> Self { Effect(.send(action)) }
 
   /// Runs `operation` in a task; it can send actions back through `send`. The task is cancelled
@@ -86,13 +96,19 @@ public struct Effect<Action> {
   /// returns the effect of a child reducer (`.map(AppAction.child)`).
   ///
   /// - Complexity: O(*n*) where *n* is the number of effects merged into this one, at any depth.
+  @inlinable
   public func map<Other>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
     switch operation {
     case .none: return .none
     case .send(let action): return .send(transform(action))
     case .run(let start): return Effect<Other>(.run { send in start { action in send(transform(action)) } })
-    case .merge: break
+    case .merge: return mapMerged(transform)
     }
+  }
+
+  /// `map(_:)` of a merge (out of line: rare, and it walks the tree).
+  @usableFromInline
+  internal func mapMerged<Other>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
     var mapped: [Effect<Other>] = []
     forEachLeaf { leaf in
       switch leaf {
@@ -111,13 +127,19 @@ public struct Effect<Action> {
 
   /// Calls `body` with every effect that is not a merge, in order, walking nested merges with a
   /// stack of their own rather than by recursion.
+  @inlinable
   internal func forEachLeaf(_ body: (Leaf) throws -> Void) rethrows {
     switch operation {
     case .none: return
     case .send(let action): return try body(.send(action))
     case .run(let start): return try body(.run(start))
-    case .merge: break
+    case .merge: try forEachLeafOfMerge(body)
     }
+  }
+
+  /// `forEachLeaf(_:)` of a merge (out of line).
+  @usableFromInline
+  internal func forEachLeafOfMerge(_ body: (Leaf) throws -> Void) rethrows {
     var pending: [Effect] = [self]
     while let effect = pending.popLast() {
       switch effect.operation {
@@ -136,6 +158,7 @@ public struct Effect<Action> {
 
 /// The effects of a merge. A class so that releasing a deep tree of merges can be done without
 /// recursion (see `deinit`).
+@usableFromInline
 internal final class EffectGroup<Action> {
   /// Merges of at most this many effects are spliced into the merges that contain them.
   static var flatteningLimit: Int { 16 }

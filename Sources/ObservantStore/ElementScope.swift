@@ -3,32 +3,50 @@ import Observant
 /// The core of an element store: the element with an id in an identified array of the parent's
 /// state. Its collection scope examines it when the element is removed or replaced.
 @MainActor
+@usableFromInline
 internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State, Action>: StoreCore<State, Action> {
   /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
-  private let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
-  let id: ID
-  /// Made when first needed (a scope below this element, a diagnostic): none per row otherwise.
-  private var elementLocation: StoreLocation?
+  @usableFromInline let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
+  @usableFromInline let id: ID
+  /// Where the element was last found: its index, valid while the array's structural version is
+  /// the one recorded (the same ids in the same order), so that a read after an action that did
+  /// not move rows takes the row at its index instead of looking its id up.
+  @usableFromInline @exclusivity(unchecked) var position = ElementPosition()
 
   init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
     self.collection = collection
     self.id = id
-    super.init(tree: collection.tree, identity: observableStateID(of: state), lastState: state, isValid: isValid,
-      fieldNames: collection.elementFieldNames)
+    super.init(
+      tree: collection.tree, identity: _observableIdentity(of: state), lastState: state, isValid: isValid,
+      shape: collection.elementShape)
   }
 
-  override func navigate() -> State? { collection.currentElement(id) }
+  /// The navigator of an element store: its element in the collection scope's array, made by the
+  /// collection scope's maker (specialized there) and shared by all its element stores.
+  @inlinable
+  static func navigate(_ core: StoreCore<State, Action>) -> State? {
+    let element = unsafeDowncast(core, to: ElementScope.self)
+    return element.collection.navigatedElement(element.id, position: &element.position)
+  }
 
   override func deliver(_ action: Action) { collection.deliver(action, from: id) }
 
+  /// Made each time it is asked for (a diagnostic, a scope below this element, which keeps its
+  /// own): none kept per row.
   override var location: StoreLocation {
-    if let elementLocation { return elementLocation }
-    let made = collection.location.appending(component: "[id: \(id)]")
-    elementLocation = made
-    return made
+    collection.location.appending(component: "[id: \(id)]")
   }
 
   override func willInvalidate() {
     collection.forget(id, self)
   }
+}
+
+/// An element store's last known position in its array (see `ElementScope.position`).
+@usableFromInline
+internal struct ElementPosition {
+  @usableFromInline var index = -1
+  @usableFromInline var structuralVersion: UInt64 = 0
+
+  @inlinable init() {}
 }

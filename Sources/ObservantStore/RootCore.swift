@@ -2,53 +2,90 @@ import Observant
 
 /// The core of a root store: owns the state and the reducer, processes the actions of each send
 /// in rounds, commits, and runs effects.
+///
+/// What every send does (process, reduce, commit, run the effect) is inlinable, and a root made by
+/// `Store.init` processes the sends that scoped stores hand up through a closure made there: in a
+/// client's optimized build a send runs specialized for its state and action types.
 @MainActor
+@usableFromInline
 internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoot {
-  /// The state, mutated in place by the reducer.
+  /// The state, mutated in place by the reducer, at an address of its own for the core's life:
+  /// the element stores of a collection read their rows from it in place (a copy of the state
+  /// would retain everything it holds), and no closure is needed to reach it.
   ///
-  /// Unchecked: synchronous observers notified by the reducer's writes (`withTracking`'s
-  /// `onChange`, change observers) run after the reducer returns but while `_mutateLiveState`
-  /// still holds the state's address; they may read the state through a store then, which is
-  /// sound (nothing mutates it any more) but would trip the dynamic exclusivity check. A read
-  /// while the reducer itself runs is stopped with a message by `StoreTree.checkNotReducing`.
-  @exclusivity(unchecked) private var state: State
-  private let reducer: (inout State, Action) -> Effect<Action>
-  private let limits: SendLimits
+  /// Unchecked (a pointer is): synchronous observers notified by the reducer's writes
+  /// (`withTracking`'s `onChange`, change observers) run after the reducer returns but while
+  /// `_mutateLiveState` still holds the state's address; they may read the state through a store
+  /// then, which is sound (nothing mutates it any more). A read while the reducer itself runs is
+  /// stopped with a message by `StoreTree.checkNotReducing`.
+  @inlinable internal var stateAddress: UnsafeMutablePointer<State> { storage.address }
+  @usableFromInline internal let storage: StateStorage<State>
+
+  @inlinable
+  internal var state: State {
+    _read { yield stateAddress.pointee }
+    _modify { yield &stateAddress.pointee }
+  }
+  @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
+  @usableFromInline let limits: SendLimits
   /// Whether a commit compares plain state with its value before the reducer ran (state that is
   /// not `ObservableState` but `Equatable`, `IdentityComparable` or a class), which costs a copy
   /// of the state per action; other plain state always counts as changed.
-  private let comparesPlainState: Bool
-  /// The actions of the current send still to process.
-  private var queue: [Action] = []
-  private var isProcessing = false
+  @usableFromInline let comparesPlainState: Bool
+  /// The actions of the current send still to process (the send's own action is processed
+  /// without passing through it).
+  @usableFromInline @exclusivity(unchecked) internal var queue: [Action] = []
+  @usableFromInline @exclusivity(unchecked) internal var isProcessing = false
   /// The reactions that sent the actions queued for the next round (names, in order).
-  private var reactionSenders: [String] = []
-  /// The action the reducer is processing (valid while it runs), for the diagnostic of a reducer
-  /// reading its store.
-  private var actionInReducer: UnsafeRawPointer?
+  @exclusivity(unchecked) private var reactionSenders: [String] = []
+  /// The action the reducer is processing (while it runs), for the diagnostic of a reducer reading
+  /// its store.
+  @usableFromInline @exclusivity(unchecked) internal var actionInReducer: Action?
   /// Tasks of `.run` effects, cancelled when the last store of the tree is deallocated.
   private let tasks = EffectTasks()
   private let rootLocation = StoreLocation.root()
+  /// Processes an action a scoped store hands up: `process(_:)`, made by `make`, where the root
+  /// store is made (specialized there, unlike this class's overridden `deliver`).
+  @usableFromInline internal var processor: ((Action) -> Void)?
 
-  init(
+  /// A root core whose sends, reads and handed-up actions run specialized where it is made.
+  @inlinable
+  static func make(
     state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, diagnostics: StoreDiagnostics,
     limits: SendLimits
+  ) -> RootCore {
+    let core = RootCore(
+      state: state, reducer: reducer, diagnostics: diagnostics, limits: limits,
+      navigator: { unsafeDowncast($0, to: RootCore.self).state })
+    core.processor = { [unowned(unsafe) core] action in core.process(action) }
+    return core
+  }
+
+  @usableFromInline
+  init(
+    state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, diagnostics: StoreDiagnostics,
+    limits: SendLimits, navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
-    self.state = state
+    self.storage = StateStorage(state)
     self.reducer = reducer
     self.limits = limits
-    let identity = observableStateID(of: state)
+    let identity = _observableIdentity(of: state)
     self.comparesPlainState =
       identity == nil
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
     let tree = StoreTree(diagnostics: diagnostics)
-    super.init(tree: tree, identity: identity, lastState: nil, isValid: true)
+    super.init(
+      tree: tree, identity: identity, lastState: nil, isValid: true, shape: StoreShape(navigator: navigator), isRoot: true)
     tree.root = self
   }
 
-  override func navigate() -> State? { state }
+  deinit {
+    storage.release()
+  }
 
-  override func deliver(_ action: Action) { process(action) }
+  override func deliver(_ action: Action) {
+    if let processor { processor(action) } else { process(action) }
+  }
 
   override var location: StoreLocation { rootLocation }
 
@@ -61,7 +98,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   var actionBeingReduced: String {
-    actionInReducer.map { "action \($0.assumingMemoryBound(to: Action.self).pointee)" } ?? "an action"
+    actionInReducer.map { "action \($0)" } ?? "an action"
   }
 
   // MARK: Processing
@@ -73,46 +110,70 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   /// and committed in turn, with the actions their reducers and `.send` effects add; at its end the
   /// reactions its commits dirtied re-run, once each. The actions those reactions send make the
   /// next round. Rounds stop when nothing is queued, or at `limits`.
-  func process(_ action: Action) {
-    queue.append(action)
-    guard !isProcessing else {
-      // Sent by a reaction re-run at the end of a round (reducers and `.send` effects queue
-      // directly): remembered, to name it if the send never settles.
-      if !tree.isReducing, let name = runningReactionName, !reactionSenders.contains(name) {
-        reactionSenders.append(name)
-      }
-      return
-    }
+  @inlinable
+  final func process(_ action: Action) {
+    guard !isProcessing else { return queueWhileBusy(action) }
     isProcessing = true
-    defer {
-      isProcessing = false
-      queue.removeAll(keepingCapacity: true)
-      reactionSenders.removeAll()
-    }
+    defer { endSend() }
     var processed = 0
     var reactionRounds = 0
+    // The send's own action is reduced without passing through the queue; later rounds take
+    // theirs from it.
+    var first: Action? = action
     while true {
-      reactionSenders.removeAll(keepingCapacity: true)
-      let completed = transaction { processRound(&processed) }
+      let completed = transaction { processRound(first.take(), &processed) }
       // The round's reactions ran (unless this send is nested in another transaction or a flush,
       // which then runs them); what they sent is queued.
       guard completed, !queue.isEmpty else { return }
       reactionRounds += 1
-      guard reactionRounds <= limits.reactionRounds else {
-        reportUnsettled(rounds: reactionRounds - 1, processed: processed)
-        return
-      }
+      guard reactionRounds <= limits.reactionRounds else { return reportUnsettled(rounds: reactionRounds - 1, processed: processed) }
+      startRound()
     }
   }
 
-  /// Reduces and commits the queued actions, and those they add, in order. Returns `false` when
-  /// the send's action budget ran out (the rest is dropped and reported).
-  private func processRound(_ processed: inout Int) -> Bool {
+  /// Queues an action sent while the store is busy. Sent by a reaction re-run at the end of a round
+  /// (reducers and `.send` effects queue directly): the reaction is remembered, to name it if the
+  /// send never settles.
+  @usableFromInline
+  final func queueWhileBusy(_ action: Action) {
+    queue.append(action)
+    if !tree.isReducing, let name = runningReactionName, !reactionSenders.contains(name) {
+      reactionSenders.append(name)
+    }
+  }
+
+  /// A new round of actions sent by reactions: the senders named are the next round's.
+  @usableFromInline
+  final func startRound() {
+    reactionSenders.removeAll(keepingCapacity: true)
+  }
+
+  @inlinable
+  final func endSend() {
+    isProcessing = false
+    if !queue.isEmpty { queue.removeAll(keepingCapacity: true) }
+    forgetReactionSenders()
+  }
+
+  @usableFromInline
+  final func forgetReactionSenders() {
+    if !reactionSenders.isEmpty { reactionSenders.removeAll() }
+  }
+
+  /// Reduces and commits `first` (if any), then the queued actions and those they add, in order.
+  /// Returns `false` when the send's action budget ran out (the rest is dropped and reported).
+  @inlinable
+  final func processRound(_ first: Action?, _ processed: inout Int) -> Bool {
+    if let first {
+      // The first action of a send: within any budget (budgets are positive).
+      processed += 1
+      reduceAndCommit(first)
+    }
+    guard !queue.isEmpty else { return true }
     var index = 0
     while index < queue.count {
       guard processed < limits.actions else {
-        reportRunaway(processed: processed, dropped: queue[index...])
-        queue.removeAll()
+        dropQueue(from: index, processed: processed)
         return false
       }
       let action = queue[index]
@@ -124,40 +185,51 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     return true
   }
 
-  private func reduceAndCommit(_ action: Action) {
+  @inlinable
+  final func reduceAndCommit(_ action: Action) {
     // Plain comparable state is compared with its value before the reducer ran; other state by
-    // identity. (Two branches, so that the common case handles no optional state: in unspecialized
-    // generic code each optional costs a metadata lookup.)
-    let changed: Bool
+    // identity.
     if comparesPlainState {
       let before = state
       let effect = reduce(action)
-      changed = !_isUnchanged(before, state)
-      commit(changed: changed, effect)
+      commit(changed: !isUnchanged(before, state), effect)
     } else {
       let effect = reduce(action)
-      changed = !isSameIdentity(state)
-      commit(changed: changed, effect)
+      commit(changed: !acceptIdentity(observableIdentity(at: stateAddress)), effect)
     }
+  }
+
+  /// Whether plain state is unchanged (out of line: the comparison decides by the state's type).
+  @usableFromInline
+  final func isUnchanged(_ before: State, _ after: State) -> Bool {
+    _isUnchanged(before, after)
   }
 
   /// Runs the reducer on the live state.
-  private func reduce(_ action: Action) -> Effect<Action> {
-    withUnsafePointer(to: action) { pointer in
-      actionInReducer = UnsafeRawPointer(pointer)
-      defer { actionInReducer = nil }
-      tree.reducerWillRun()
-      // The root state is live state: reducer writes through its accessors count as "set and set
-      // back" candidates, synchronous observers wait until the reducer returns, and a wholesale
-      // replacement (`state = saved`) reconciles the readers of what differs.
-      return _mutateLiveState(&state) { state in
-        defer { tree.reducerDidRun() }
-        return reducer(&state, pointer.pointee)
-      }
+  @inlinable
+  final func reduce(_ action: Action) -> Effect<Action> {
+    // No closure passed to the standard library here: in a Swift 6 client, a main-actor closure
+    // passed to a function of a module built without strict concurrency checks its executor.
+    actionInReducer = action
+    defer { actionInReducer = nil }
+    tree.reducerWillRun()
+    return mutateLiveState { state in
+      defer { tree.reducerDidRun() }
+      return reducer(&state, action)
     }
   }
 
-  private func commit(changed: Bool, _ effect: Effect<Action>) {
+  /// Runs `body` on the live state, in place. The root state is live state: reducer writes through
+  /// its accessors count as "set and set back" candidates, synchronous observers wait until the
+  /// reducer returns, and a wholesale replacement (`state = saved`) reconciles the readers of what
+  /// differs.
+  @inlinable
+  final func mutateLiveState(_ body: (inout State) -> Effect<Action>) -> Effect<Action> {
+    _mutateLiveState(&stateAddress.pointee, body)
+  }
+
+  @inlinable
+  final func commit(changed: Bool, _ effect: Effect<Action>) {
     var examined = tree.commit()
     // The root state itself replaced (`state = State()`), or plain state that changed: the root
     // store's readers must look again.
@@ -168,23 +240,35 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     run(effect)
   }
 
-  private func run(_ effect: Effect<Action>) {
+  @inlinable
+  final func run(_ effect: Effect<Action>) {
     effect.forEachLeaf { leaf in
       switch leaf {
       case .send(let action):
         queue.append(action)
       case .run(let start):
-        tasks.start {
-          start { [weak self] action in self?.process(action) }
-        }
+        startTask(start)
       }
+    }
+  }
+
+  @usableFromInline
+  final func startTask(_ start: @Sendable (_ send: @escaping @MainActor @Sendable (Action) -> Void) -> Task<Void, Never>) {
+    tasks.start {
+      start { [weak self] action in self?.process(action) }
     }
   }
 
   // MARK: Limits
 
   /// One send processed as many actions as allowed: every processed action was committed; the rest
-  /// of the queue is dropped and reported.
+  /// of the queue (from `index`) is dropped and reported.
+  @usableFromInline
+  final func dropQueue(from index: Int, processed: Int) {
+    reportRunaway(processed: processed, dropped: queue[index...])
+    queue.removeAll()
+  }
+
   private func reportRunaway(processed: Int, dropped: ArraySlice<Action>) {
     tree.diagnostics.report(
       StoreDiagnostic(
@@ -196,7 +280,8 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   /// Reactions re-run by the send's commits kept sending actions, round after round.
-  private func reportUnsettled(rounds: Int, processed: Int) {
+  @usableFromInline
+  final func reportUnsettled(rounds: Int, processed: Int) {
     let senders =
       reactionSenders.isEmpty ? "code that is not a reaction" : reactionSenders.map { "\"\($0)\"" }.joined(separator: ", ")
     tree.diagnostics.report(
@@ -215,10 +300,42 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 }
 
+/// The root state's own address (see `RootCore.stateAddress`). Unchecked: used on the main actor
+/// only, and released by the core's (nonisolated) deinitializer when nothing else can use it.
+@usableFromInline
+internal struct StateStorage<State>: @unchecked Sendable {
+  @usableFromInline let address: UnsafeMutablePointer<State>
+
+  init(_ state: State) {
+    address = .allocate(capacity: 1)
+    address.initialize(to: state)
+  }
+
+  func release() {
+    address.deinitialize(count: 1)
+    address.deallocate()
+  }
+}
+
 /// How much work one `send` may do before the store decides it would never end.
+@usableFromInline
 internal struct SendLimits {
   /// Actions processed in all, whoever sent them.
-  let actions: Int
+  @usableFromInline let actions: Int
   /// Rounds of actions sent by reactions re-run by the send's own commits.
-  let reactionRounds: Int
+  @usableFromInline let reactionRounds: Int
+
+  init(actions: Int, reactionRounds: Int) {
+    self.actions = actions
+    self.reactionRounds = reactionRounds
+  }
+
+  /// The limits a root store was given; stops the program with a message if one is not positive.
+  @usableFromInline
+  static func checked(actions: Int, reactionRounds: Int) -> SendLimits {
+    observantPrecondition(actions > 0, "Observant: Store's maximumActionsPerSend must be positive, got \(actions)")
+    observantPrecondition(
+      reactionRounds > 0, "Observant: Store's maximumReactionRoundsPerSend must be positive, got \(reactionRounds)")
+    return SendLimits(actions: actions, reactionRounds: reactionRounds)
+  }
 }

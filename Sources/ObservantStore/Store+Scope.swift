@@ -10,16 +10,28 @@ extension Store {
   /// the root) alive. Scoped from an invalid store, the child store is invalid from the start.
   ///
   /// - Complexity: O(1) once cached.
+  @inlinable @inline(__always)
   public func scope<ChildState, ChildAction>(
-    state keyPath: KeyPath<State, ChildState>,
+    state keyPath: consuming KeyPath<State, ChildState>,
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction> {
+    // Inlined into the caller, so that the key path is a literal where its closure is made (see
+    // `ScopedKeyPath`): the child store's reads navigate through the property's getter.
+    scopeChild(ScopedKeyPath(consume keyPath), action: embed)
+  }
+
+  @inlinable
+  internal func scopeChild<ChildState, ChildAction>(
+    _ path: __owned ScopedKeyPath<State, ChildState>,
+    action embed: @escaping (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction> {
+    let keyPath = path.keyPath
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     // Read without tracking: a body that scopes a child does not depend on the child's slot (the
     // child store tells its own readers when the child is replaced).
-    let initialState = withoutTracking { core.currentState[keyPath: keyPath] }
+    let initialState = withoutTracking { path.value(in: core.currentState) }
     return makeScopedStore(
-      key: keyPath, initialState: initialState, extract: { $0[keyPath: keyPath] }, embed: embed,
+      key: keyPath, initialState: initialState, extract: { path.value(in: $0) }, embed: embed,
       writablePath: keyPath as? WritableKeyPath<State, ChildState>)
   }
 
@@ -32,18 +44,38 @@ extension Store {
   /// commit; a later child gets a new store.
   ///
   /// - Complexity: O(1) once cached.
+  @inlinable @inline(__always)
   public func scope<ChildState, ChildAction>(
-    state keyPath: KeyPath<State, ChildState?>,
+    state keyPath: consuming KeyPath<State, ChildState?>,
     action embed: @escaping (ChildAction) -> Action
   ) -> Store<ChildState, ChildAction>? {
-    guard isValid, let present = core.read({ $0[keyPath: keyPath] }) else { return nil }
-    if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
-    return makeScopedStore(
-      key: keyPath, initialState: present, extract: { $0[keyPath: keyPath] }, embed: embed,
-      writablePath: (keyPath as? WritableKeyPath<State, ChildState?>)?.appending(path: \ChildState?.unsafelyUnwrappedChild))
+    // Inlined into the caller: see `scope(state:action:)` of a child.
+    scopeOptionalChild(ScopedKeyPath(consume keyPath), action: embed)
   }
 
-  private func makeScopedStore<ChildState, ChildAction>(
+  @inlinable
+  internal func scopeOptionalChild<ChildState, ChildAction>(
+    _ path: __owned ScopedKeyPath<State, ChildState?>,
+    action embed: @escaping (ChildAction) -> Action
+  ) -> Store<ChildState, ChildAction>? {
+    guard isValid, let present = core.read({ path.value(in: $0) }) else { return nil }
+    let keyPath = path.keyPath
+    if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
+    return makeScopedStore(
+      key: keyPath, initialState: present, extract: { path.value(in: $0) }, embed: embed,
+      writablePath: optionalChildPath(keyPath))
+  }
+
+  /// The writable path to an optional scope's child, if `keyPath` is writable.
+  @usableFromInline
+  internal func optionalChildPath<ChildState>(_ keyPath: KeyPath<State, ChildState?>) -> AnyKeyPath? {
+    (keyPath as? WritableKeyPath<State, ChildState?>)?.appending(path: \ChildState?.unsafelyUnwrappedChild)
+  }
+
+  /// Makes and caches a child or optional scope's store; its navigator is made here, specialized
+  /// where this is inlined.
+  @inlinable
+  internal func makeScopedStore<ChildState, ChildAction>(
     key: AnyKeyPath,
     initialState: ChildState,
     extract: @escaping (State) -> ChildState?,
@@ -53,7 +85,7 @@ extension Store {
     let child = Store<ChildState, ChildAction>(
       core: ChildScope(
         parentStore: self, key: key, initialState: initialState, extract: extract, embed: embed,
-        writablePath: writablePath))
+        writablePath: writablePath, navigator: { ChildScope<State, Action, ChildState, ChildAction>.navigate($0) }))
     if child.isValid { scopes[key] = child }
     return child
   }
@@ -75,29 +107,52 @@ extension Store {
   /// value with the same id tells its readers.
   ///
   /// - Complexity: O(1) to create the collection; O(1) per element store once cached.
+  @inlinable @inline(__always)
   public func scope<ID: Hashable, ElementState, ElementAction>(
-    state keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    state keyPath: consuming KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action embed: @escaping (ID, ElementAction) -> Action
+  ) -> StoreCollection<ID, ElementState, ElementAction> {
+    // Inlined into the caller, so that the key path is a literal where its closure is made (see
+    // `ScopedKeyPath`): row stores' reads navigate through the property's getter.
+    scopeCollection(ScopedKeyPath(consume keyPath), action: embed)
+  }
+
+  @inlinable
+  internal func scopeCollection<ID: Hashable, ElementState, ElementAction>(
+    _ path: __owned ScopedKeyPath<State, IdentifiedArray<ID, ElementState>>,
     action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
     typealias Stores = CollectionStores<State, Action, ID, ElementState, ElementAction>
+    let keyPath = path.keyPath
     let stores: Stores
     if let cached = scopes[keyPath] as? Stores, cached.scope.isValid {
       stores = cached
     } else {
-      stores = Stores(scope: CollectionScope(parent: core, keyPath: keyPath, embed: embed))
+      typealias Element = ElementScope<State, Action, ID, ElementState, ElementAction>
+      stores = Stores(
+        scope: CollectionScope(
+          parent: core, path: path, embed: embed, elementNavigator: { Element.navigate($0) }))
       if stores.scope.isValid { scopes[keyPath] = stores }
     }
+    return collectionSnapshot(keyPath, stores: stores)
+  }
+
+  /// The collection of `stores` over the array at `keyPath` now; the caller depends on its ids.
+  @usableFromInline
+  internal func collectionSnapshot<ID: Hashable, ElementState, ElementAction>(
+    _ keyPath: KeyPath<State, IdentifiedArray<ID, ElementState>>,
+    stores: CollectionStores<State, Action, ID, ElementState, ElementAction>
+  ) -> StoreCollection<ID, ElementState, ElementAction> {
     let epoch = stores.scope.removals.epoch
     guard isValid else {
       let elements = withoutTracking { core.lastKnownState[keyPath: keyPath] }
       return StoreCollection(elements: elements, epoch: epoch, stores: stores)
     }
     // The caller depends on the ids (the scope's slot) and on this store's identity.
-    let elements = withTrackingGuard(core.guardForReads) {
-      core.recordIdentityRead()
-      stores.scope.recordIDsRead()
-      return withoutTracking { core.currentState[keyPath: keyPath] }
-    }
+    let state = core.currentState
+    core.recordIdentityRead(of: state)
+    if isTrackingAccesses { withTrackingGuard(core.guardForReads) { stores.scope.recordIDsRead() } }
+    let elements = withoutTracking { state[keyPath: keyPath] }
     return StoreCollection(elements: elements, epoch: epoch, stores: stores)
   }
 }

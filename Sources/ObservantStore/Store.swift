@@ -35,11 +35,17 @@ import Observant
 @MainActor
 @dynamicMemberLookup
 public final class Store<State, Action> {
+  // The members a store is used through on every action (`send`, reads, `withState`) are
+  // inlinable, as is the initializer: in a client's optimized build they run specialized for its
+  // state and action types, and a dynamic member read's key path is applied as a direct access.
+
   /// Where the state comes from, the store's readers, and its place in the tree.
+  @usableFromInline
   internal let core: StoreCore<State, Action>
   /// The stores scoped from this one, by state key path: child stores, and the element stores of
   /// each collection (`CollectionStores`). Held here, not by the core, so that a scoped store can
   /// hold its parent's core without a cycle.
+  @usableFromInline
   internal var scopes: [AnyKeyPath: AnyObject] = [:]
 
   // MARK: Creating
@@ -62,6 +68,7 @@ public final class Store<State, Action> {
   ///     rounds as `Reaction.maximumFlushRounds` allows a flush by default, and reported as
   ///     `.runawayActions`. Work done within a round (any number of actions sent by reducers,
   ///     effects, or one run of a reaction) does not count. Must be positive.
+  @inlinable
   public init(
     initialState: State,
     reducer: @escaping (inout State, Action) -> Effect<Action>,
@@ -69,17 +76,12 @@ public final class Store<State, Action> {
     maximumActionsPerSend: Int = 1_000_000,
     maximumReactionRoundsPerSend: Int = 100
   ) {
-    observantPrecondition(
-      maximumActionsPerSend > 0, "Observant: Store's maximumActionsPerSend must be positive, got \(maximumActionsPerSend)")
-    observantPrecondition(
-      maximumReactionRoundsPerSend > 0,
-      "Observant: Store's maximumReactionRoundsPerSend must be positive, got \(maximumReactionRoundsPerSend)")
-    self.core = RootCore(
-      state: initialState, reducer: reducer, diagnostics: diagnostics,
-      limits: SendLimits(actions: maximumActionsPerSend, reactionRounds: maximumReactionRoundsPerSend))
+    let limits = SendLimits.checked(actions: maximumActionsPerSend, reactionRounds: maximumReactionRoundsPerSend)
+    self.core = RootCore.make(state: initialState, reducer: reducer, diagnostics: diagnostics, limits: limits)
   }
 
   /// A scoped store over `core`.
+  @usableFromInline
   internal init(core: StoreCore<State, Action>) {
     self.core = core
   }
@@ -100,9 +102,11 @@ public final class Store<State, Action> {
   /// returned value are the value's own: to read through the store, so that the reads stop
   /// counting once the store is invalid, use `withState(_:)` or dynamic member reads
   /// (`store.count`).
+  @inlinable
   public var state: State {
-    core.recordIdentityRead()
-    return core.currentState
+    let state = core.currentState
+    core.recordIdentityRead(of: state)
+    return state
   }
 
   /// Reads a field of the state through the store: inside a tracking scope it depends on that
@@ -111,8 +115,12 @@ public final class Store<State, Action> {
   /// nothing.
   ///
   /// - Complexity: O(1) for a row store read again before the next action (its row is kept per
-  ///   action); otherwise the path from the root is walked once.
+  ///   action); otherwise the path from the root is walked once, each step a direct access (a row
+  ///   store takes its row at the position it was found at while no row moved).
+  @inlinable @inline(__always)
   public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+    // Inlined into the caller, so that the key path is a literal where the closure is made: the
+    // optimizer turns its application into the property's getter.
     core.read { $0[keyPath: keyPath] }
   }
 
@@ -120,6 +128,7 @@ public final class Store<State, Action> {
   /// (see `subscript(dynamicMember:)`): the way to read nested fields of the state so that they
   /// stop driving the reader once the store is invalid. An invalid store passes its last state and
   /// records nothing.
+  @inlinable
   public func withState<Result>(_ body: (State) throws -> Result) rethrows -> Result {
     try core.read(body)
   }
@@ -148,6 +157,7 @@ public final class Store<State, Action> {
   ///
   /// A reducer must not read a store of its tree (see the type's documentation); it may send to
   /// one (the action is queued).
+  @inlinable
   public func send(_ action: Action) {
     core.send(action)
   }

@@ -10,56 +10,77 @@ import Observant
 /// scoped store keeps its parent and root alive. Cores hold no store, and hold the scopes below
 /// them weakly.
 @MainActor
+@usableFromInline
 internal class StoreCore<State, Action> {
+  // The hot paths (a send to the root, a read through a store) are inlinable and use only the
+  // stored properties marked `@usableFromInline`, so that a client's optimized build runs them
+  // specialized for its state and action types: in generic code every `Optional<State>`, array of
+  // actions or effect is a metadata lookup at run time. The few stored variables they touch are
+  // `@exclusivity(unchecked)`: main-actor state whose accesses never overlap (each is a load or a
+  // store with no call in between), which a client would otherwise check dynamically on every read.
+
+  // Stored properties in an order that packs them: a row's store is made per rendered row.
+
   // MARK: Tree role
 
-  let tree: StoreTree
-  /// Creation order within the tree: parents before children.
-  let examinationOrder: Int
-  /// Whether the store's state still exists. Once `false`, it stays `false`.
-  private(set) final var isValid: Bool
+  @usableFromInline let tree: StoreTree
+  /// What the stores made at one scope share: how to navigate to their state, and the name of
+  /// their identity field (one for all the element stores of a collection).
+  @usableFromInline let shape: StoreShape<State, Action>
   /// Child and collection scopes made below this store, by key path. Weak: they hold this core.
   /// A commit that replaces this store's state re-examines them; invalidation reaches them.
   private final var dependents: [AnyKeyPath: WeakDependent] = [:]
 
   // MARK: Reader role
 
-  final var readers: StoreReaders
+  @exclusivity(unchecked) final var readers: StoreReaders
   /// Scoped stores: the last state read through the store or committed to it (what an invalid
   /// store shows), and the tree's state generation when it was read (while the two agree, the
   /// state is current and a read need not navigate from the root). The root keeps none: it owns
   /// the state, and a copy would make the reducer's next in-place mutation of a collection copy it.
-  private final var lastState: State?
-  private final var lastStateGeneration: UInt64 = 0
-  private let keepsLastState: Bool
+  @usableFromInline @exclusivity(unchecked) final var lastState: State?
+
+  /// Whether the store's state still exists. Once `false`, it stays `false`.
+  @usableFromInline @exclusivity(unchecked) internal private(set) final var isValid: Bool
+  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once.
+  @usableFromInline let isRoot: Bool
+  @usableFromInline let keepsLastState: Bool
+  /// Whether `State` is `ObservableState` (asked once: in generic code it is a conformance lookup).
+  @usableFromInline let stateIsObservable: Bool
+
+  @usableFromInline @exclusivity(unchecked) final var lastStateGeneration: UInt64 = 0
+
+  /// Reads this store's state from its parent's (or, for the root, the state itself), without
+  /// recording and with tracking already suspended; `nil` when it is gone (see `StoreShape`).
+  @inlinable
+  final var navigator: (StoreCore<State, Action>) -> State? { shape.navigator }
 
   /// - Parameters:
+  ///   - identity: the identity of the state readers start with (`nil` for plain state).
   ///   - lastState: the state a scoped store starts with; `nil` for the root.
   ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
   ///     is gone.
-  /// The name of the field readers record (shared by the element stores of one collection).
-  private let fieldNames: StoreFieldNames<State, Action>
-
+  ///   - shape: see `shape`.
+  @usableFromInline
   init(
-    tree: StoreTree, identity: ObservableStateID?, lastState: State?, isValid: Bool,
-    fieldNames: StoreFieldNames<State, Action> = StoreFieldNames()
+    tree: StoreTree, identity: StateIdentity?, lastState: State?, isValid: Bool, shape: StoreShape<State, Action>,
+    isRoot: Bool = false
   ) {
     self.tree = tree
-    self.fieldNames = fieldNames
-    self.examinationOrder = tree.makeOrder()
+    self.shape = shape
     self.isValid = isValid
-    self.readers = StoreReaders(identity: identity)
+    self.isRoot = isRoot
+    self.readers = StoreReaders(identity: identity, isRoot: isRoot)
     self.lastState = lastState
     self.keepsLastState = lastState != nil
+    self.stateIsObservable = identity != nil
     tree.diagnostics.recordStoreCreated()
   }
 
   // MARK: Position (what the subclasses provide)
 
-  /// The current state, navigated from the parent without recording; `nil` when it is gone.
-  func navigate() -> State? { nil }
-
   /// Hands `action` to the parent, embedded in the parent's action (the root processes it).
+  @usableFromInline
   func deliver(_ action: Action) {}
 
   /// Where the store is in its tree; scopes below it extend it.
@@ -73,20 +94,22 @@ internal class StoreCore<State, Action> {
   func willInvalidate() {}
 
   /// Where the store is and what it holds, for diagnostics: `root.rows[id: 7] (State)`.
+  @usableFromInline
   final var describedPath: String { "\(location.description) (\(State.self))" }
 
   // MARK: Reading
 
   /// The field readers of the store record: `Store<State, Action>.state`.
-  final var identityField: InternalField { fieldNames.identity }
+  final var identityField: InternalField { shape.identityField }
 
   /// The current state for a reader, kept as the state to show if the store becomes invalid. An
   /// invalid store answers its last state.
+  @inlinable
   final var currentState: State {
     guard isValid else { return lastKnownState }
     tree.checkNotReducing(self.describedPath)
     if let current = stateReadThisGeneration { return current }
-    guard let state = withoutTracking({ navigate() }) else { return lastKnownState }
+    guard let state = withoutTracking({ navigator(self) }) else { return lastKnownState }
     remember(state)
     return state
   }
@@ -94,27 +117,40 @@ internal class StoreCore<State, Action> {
   /// The current state for navigation (a scope below reads its own state from it) and commits, or
   /// `nil` if it is gone. Keeps nothing: a store whose state holds the collection being mutated
   /// must not hold a copy of it on behalf of the scopes below.
+  @inlinable
   final var presentState: State? {
     guard isValid else { return nil }
     tree.checkNotReducing(self.describedPath)
     if let current = stateReadThisGeneration { return current }
-    return withoutTracking { navigate() }
+    return withoutTracking { navigator(self) }
+  }
+
+  /// `presentState` for a navigator of a scope below, which has suspended tracking and checked
+  /// that the reducer is not running.
+  @inlinable
+  final var navigatedState: State? {
+    guard isValid else { return nil }
+    if let current = stateReadThisGeneration { return current }
+    return navigator(self)
   }
 
   /// What the store shows once invalid (for the root, always the current state).
+  @usableFromInline
   final var lastKnownState: State {
     if let lastState { return lastState }
-    guard let state = withoutTracking({ navigate() }) else {
+    guard let state = withoutTracking({ navigator(self) }) else {
       fatalError("Observant: the root store's state is always present")
     }
     return state
   }
 
-  private var stateReadThisGeneration: State? {
-    lastStateGeneration == tree.stateGeneration ? lastState : nil
+  @inlinable
+  final var stateReadThisGeneration: State? {
+    keepsLastState && lastStateGeneration == tree.stateGeneration ? lastState : nil
   }
 
-  private func remember(_ state: State) {
+  @inlinable
+  final func remember(_ state: State) {
     guard keepsLastState else { return }
     lastState = state
     lastStateGeneration = tree.stateGeneration
@@ -123,23 +159,51 @@ internal class StoreCore<State, Action> {
   /// Runs `body` with the current state, recording in the current tracking scope the store's
   /// identity slot and, under the store's guard, every read `body` makes. An invalid store passes
   /// its last state and records nothing.
+  @inlinable
   final func read<Result>(_ body: (State) throws -> Result) rethrows -> Result {
     guard isValid else { return try withoutTracking { try body(lastKnownState) } }
-    guard isTrackingAccesses else { return try body(currentState) }
-    return try withTrackingGuard(readers.guardForReads()) {
-      readers.recordIdentityRead(identityField)
-      return try body(currentState)
+    // Navigating records nothing: the state is read before the guard goes up.
+    let state = currentState
+    guard _isTrackingAccesses() else { return try body(state) }
+    return try withReadGuard(slot: observableIdentity(of: state)?.slot) { try body(state) }
+  }
+
+  /// Runs `body` under the store's guard, after recording the identity slot in `slot` (the
+  /// observer table of the observable state read; `nil` for plain state). Out of line: generic
+  /// only in `Result`, it needs no metadata of its own.
+  @usableFromInline
+  final func withReadGuard<Result>(slot: TrackingRegistrar?, _ body: () throws -> Result) rethrows -> Result {
+    try withTrackingGuard(readers.guardForReads()) {
+      readers.recordIdentityRead(identityField, in: slot)
+      return try body()
     }
   }
 
-  /// Records, in the current tracking scope, a read of the identity slot alone (under the guard).
-  final func recordIdentityRead() {
-    guard isValid, isTrackingAccesses else { return }
-    withTrackingGuard(readers.guardForReads()) { readers.recordIdentityRead(identityField) }
+  /// Records, in the current tracking scope, a read of the identity slot alone (under the guard),
+  /// `state` being the state read.
+  @inlinable
+  final func recordIdentityRead(of state: State) {
+    guard isValid, _isTrackingAccesses() else { return }
+    withReadGuard(slot: observableIdentity(of: state)?.slot) {}
   }
 
   /// The guard for reads a scope makes on the store's behalf.
   final var guardForReads: TrackingGuard { readers.guardForReads() }
+
+  /// The identity of `state` if it is `ObservableState`. Inlinable: specialized for an
+  /// `ObservableState`, the cast folds away.
+  @inlinable
+  final func observableIdentity(of state: State) -> StateIdentity? {
+    guard stateIsObservable, let type = State.self as? any ObservableState.Type else { return nil }
+    return _openIdentity(type, state)
+  }
+
+  /// `observableIdentity(of:)` of the state at `state`, read in place.
+  @inlinable
+  final func observableIdentity(at state: UnsafePointer<State>) -> StateIdentity? {
+    guard stateIsObservable, let type = State.self as? any ObservableState.Type else { return nil }
+    return _openIdentity(type, at: state)
+  }
 
   // MARK: Commit
 
@@ -166,17 +230,21 @@ internal class StoreCore<State, Action> {
 
   /// Whether `state` is an `ObservableState` with the identity readers last heard of (which it
   /// becomes). Plain state never is.
+  @inlinable
   final func isSameIdentity(_ state: State) -> Bool {
-    guard let identity = observableStateID(of: state) else {
-      readers.identity = nil
-      return false
-    }
-    defer { readers.identity = identity }
-    return identity == readers.identity
+    acceptIdentity(observableIdentity(of: state))
+  }
+
+  /// Whether `identity` is the one readers last heard of (which it becomes); `nil` (plain state)
+  /// never is.
+  @usableFromInline
+  final func acceptIdentity(_ identity: StateIdentity?) -> Bool {
+    readers.accept(identity)
   }
 
   /// Tells the readers that the state was replaced and re-examines the scopes below. Returns how
   /// many stores were examined.
+  @usableFromInline
   final func announceReplacement() -> Int {
     readers.notifyReplacement(identityField)
     guard !dependents.isEmpty else { return 0 }
@@ -202,15 +270,20 @@ internal class StoreCore<State, Action> {
   // MARK: Sending and invalidation
 
   /// Sends `action` up the tree; an invalid store drops it and reports it.
+  @inlinable
   final func send(_ action: Action) {
-    guard isValid else {
-      tree.diagnostics.report(
-        StoreDiagnostic(
-          kind: .actionSentToInvalidStore,
-          message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
-      return
-    }
+    guard isValid else { return drop(action) }
+    // The root processes the action itself, specialized; a scoped store hands it up.
+    if isRoot { return unsafeDowncast(self, to: RootCore<State, Action>.self).process(action) }
     deliver(action)
+  }
+
+  @usableFromInline
+  final func drop(_ action: Action) {
+    tree.diagnostics.report(
+      StoreDiagnostic(
+        kind: .actionSentToInvalidStore,
+        message: "Observant: dropped action \(action) sent to invalid store \(describedPath): its state is gone."))
   }
 
   /// Marks this store and every scope below it invalid (for good): what was read through it stops
@@ -226,9 +299,29 @@ internal class StoreCore<State, Action> {
   }
 }
 
-/// The identity field of the stores of one state and action type, named once (naming it prints
-/// the store's type): made per root and child scope, shared by the element stores of a collection.
+/// What the stores made at one scope share: the navigator (made where the scope is made, so that
+/// it runs specialized in a client's optimized build: an overridden method would run generic, the
+/// class's method table holding the unspecialized code), and the identity field, named once
+/// (naming it prints the store's type). One per root and child scope; one for all the element
+/// stores of a collection.
 @MainActor
-internal final class StoreFieldNames<State, Action> {
-  private(set) lazy var identity = InternalField(0, name: "state", owner: Store<State, Action>.self)
+@usableFromInline
+internal final class StoreShape<State, Action> {
+  /// Reads a store's state from its parent's (or, for the root, the state itself), without
+  /// recording and with tracking already suspended; `nil` when it is gone.
+  @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
+
+  /// The identity field (a stored constant: read on every tracked read through a store).
+  let identityField: InternalField
+
+  @usableFromInline
+  init(navigator: @escaping (StoreCore<State, Action>) -> State?) {
+    self.navigator = navigator
+    self.identityField = InternalField(0, name: "state", owner: Store<State, Action>.self)
+  }
 }
+
+/// Whether a tracking scope records reads on this thread (for inlinable code, which cannot use the
+/// package's own name).
+@usableFromInline
+internal func _isTrackingAccesses() -> Bool { isTrackingAccesses }

@@ -72,11 +72,13 @@ public final class StoreDiagnostics: Sendable {
     storage.withLock { $0.storesCreated += 1 }
   }
 
+  @usableFromInline
   internal func report(_ diagnostic: StoreDiagnostic) {
     storage.withLock { $0.diagnostics.append(diagnostic) }
     if printing { printToStandardError(diagnostic.message) }
   }
 
+  @usableFromInline
   internal func recordCommit(storesExamined: Int) {
     storage.withLock { storage in
       storage.commits += 1

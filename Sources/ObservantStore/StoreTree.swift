@@ -36,8 +36,9 @@ internal protocol StoreRoot: AnyObject {
 /// their state was read from, so a commit examines those and nothing else: its cost does not grow
 /// with the number of live stores.
 @MainActor
+@usableFromInline
 internal final class StoreTree {
-  let diagnostics: StoreDiagnostics
+  @usableFromInline let diagnostics: StoreDiagnostics
   /// The root, for the structural journal hook and diagnostics. Every store of the tree holds its
   /// parent, so the root outlives anything that asks.
   weak var root: (any StoreRoot)?
@@ -45,11 +46,14 @@ internal final class StoreTree {
   /// Filled by change observers, possibly from another thread (a copy of the state mutated
   /// elsewhere shares registrars); drained by `commit()` on the main actor.
   private let pending = Mutex<[PendingExamination]>([])
+  /// Whether `pending` may hold something: set after an append, cleared before a commit drains
+  /// it, so that a commit with nothing queued (most) takes no lock.
+  private let mayHavePending = Atomic<Bool>(false)
   /// Changes whenever the root's reducer runs: a scoped store's state read at an older generation
   /// may be out of date; one read at this generation is current (nothing else mutates the state).
-  private(set) var stateGeneration: UInt64 = 1
+  @usableFromInline @exclusivity(unchecked) internal var stateGeneration: UInt64 = 1
   /// Whether the root's reducer is running (holding the root state for an in-place mutation).
-  private(set) var isReducing = false
+  @usableFromInline @exclusivity(unchecked) internal var isReducing = false
 
   init(diagnostics: StoreDiagnostics) {
     self.diagnostics = diagnostics
@@ -61,11 +65,13 @@ internal final class StoreTree {
   }
 
   /// The reducer starts mutating the state: every state read before is out of date.
+  @inlinable
   func reducerWillRun() {
     isReducing = true
     stateGeneration &+= 1
   }
 
+  @inlinable
   func reducerDidRun() {
     isReducing = false
   }
@@ -73,11 +79,16 @@ internal final class StoreTree {
   /// Stops the program if the reducer is running: reading the state then would be a simultaneous
   /// access to what the reducer is mutating (Swift's exclusivity check would stop the program with
   /// no word about stores). `store` names the store being read.
+  @inlinable
   func checkNotReducing(_ store: @autoclosure () -> String) {
-    guard isReducing else { return }
+    if isReducing { stopReadWhileReducing(store()) }
+  }
+
+  @usableFromInline
+  func stopReadWhileReducing(_ store: String) -> Never {
     let action = root?.actionBeingReduced ?? "an action"
     observantFatalError(
-      "Observant: store \(store()) was read while its root store's reducer was processing \(action). "
+      "Observant: store \(store) was read while its root store's reducer was processing \(action). "
         + "A reducer must not read its store (or any store of its tree): use the `inout` state the "
         + "reducer receives. The reducer holds that state for an in-place mutation, so reading it "
         + "through a store would be a simultaneous access.")
@@ -91,14 +102,19 @@ internal final class StoreTree {
 
   private nonisolated func enqueue(_ entry: PendingExamination) {
     pending.withLock { $0.append(entry) }
+    mayHavePending.store(true, ordering: .releasing)
   }
 
   /// Examines every queued scope once, parents first. Returns how many stores were examined.
+  @usableFromInline
   func commit() -> Int {
+    guard mayHavePending.load(ordering: .acquiring) else { return 0 }
     var examined = 0
     var seen = Set<ObjectIdentifier>()
     // Examining can queue more (a replaced child re-reads its slots); loop until settled.
     while true {
+      // Cleared before the batch is taken: an entry queued after it sets the flag again.
+      mayHavePending.store(false, ordering: .releasing)
       let batch = pending.withLock { pending in
         defer { pending.removeAll(keepingCapacity: true) }
         return pending

@@ -137,6 +137,34 @@ enum Mutation: CustomStringConvertible {
     }
   }
 
+  /// Whether the mutation changes the structure of an identified array in place (recorded by its
+  /// structure version), or assigns a rebuilt one (recorded by value).
+  var changesRowsInPlace: Bool {
+    switch self {
+    case .appendRow, .insertRowFirst, .removeRow, .moveRow, .replaceRow, .clearRows: true
+    default: false
+    }
+  }
+  /// Whether the mutation moves the pinned value between slots, and whether it restores it from a
+  /// copy: together in one transaction, the restored value is a new version of itself for the
+  /// slots it moved through (documented in the Identity rules article).
+  var movesPinned: Bool {
+    switch self {
+    case .swapPinnedAndSpare, .copyPinnedToSpare, .pinnedReplace: true
+    default: false
+    }
+  }
+  var restoresPinnedFromCopy: Bool {
+    if case .undoByAssignment = self { true } else { false }
+  }
+
+  var assignsRows: Bool {
+    switch self {
+    case .reassignRows, .undoRows: true
+    default: false
+    }
+  }
+
   /// Applies the mutation to `root` (a no-op when its path no longer exists).
   func apply(to root: inout Node) {
     modify(&root, path[...]) { node in

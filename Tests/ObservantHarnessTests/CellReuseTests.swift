@@ -96,7 +96,7 @@ struct CellReuseTests {
     model.state.rows[id: 1]!.count += 1
     #expect(cell.renderCount == 1)
     #expect(!cell.isBound)
-    _ = pool
+    withExtendedLifetime(pool) {}
   }
 
   @Test("cells dequeued inside a render-tree body outlive that body's re-runs until enqueued")

@@ -80,6 +80,6 @@ struct DisposalTests {
     panel.count = 1
     #expect(runs.withLock { $0 } == 2)
     #expect(panel.trackingRegistrar.observerEntryCount == 0)
-    _ = tree
+    withExtendedLifetime(tree) {}
   }
 }

@@ -9,7 +9,7 @@ struct DuplicateKeyTests {
   @Test("a forEach id repeated in one run keeps the first child and reports the key and the parent")
   func duplicateForEachID() {
     let sink = DiagnosticSink()
-    RenderTree.$diagnosticHandler.withValue({ sink.append($0) }) {
+    RenderTree.withDiagnosticHandler({ sink.append($0) }) {
       let catalog = Catalog([
         Item(id: 1, label: "a"), Item(id: 2, label: "b"), Item(id: 2, label: "b again"), Item(id: 3, label: "c"),
       ])
@@ -38,7 +38,7 @@ struct DuplicateKeyTests {
   @Test("two children with the same name and no key collide on the name as key")
   func duplicateChildName() {
     let sink = DiagnosticSink()
-    RenderTree.$diagnosticHandler.withValue({ sink.append($0) }) {
+    RenderTree.withDiagnosticHandler({ sink.append($0) }) {
       let tree = RenderTree("Screen") { screen in
         screen.child("Header") { header in header.text("first") }
         screen.child("Header") { header in header.text("second") }

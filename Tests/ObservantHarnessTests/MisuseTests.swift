@@ -11,7 +11,7 @@ struct MisuseTests {
       var escaped: RenderContext?
       let tree = RenderTree("Screen") { screen in escaped = screen }
       escaped?.text("too late")
-      _ = tree
+      withExtendedLifetime(tree) {}
     }
   }
 

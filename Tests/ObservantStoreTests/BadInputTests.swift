@@ -18,7 +18,7 @@ private final class Gauge: Trackable, @unchecked Sendable {
 /// Collects reaction diagnostics raised while `body` runs, with flushes bounded by `rounds`.
 private func collectingReactionDiagnostics(rounds: Int = 10, _ body: () -> Void) -> [ReactionDiagnostic] {
   let diagnostics = Mutex<[ReactionDiagnostic]>([])
-  Reaction.$diagnosticHandler.withValue({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
+  Reaction.withDiagnosticHandler({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
     Reaction.$maximumFlushRounds.withValue(rounds) { body() }
   }
   return diagnostics.withLock { $0 }
@@ -177,7 +177,7 @@ struct BadInputTests {
     }
     // The root store object may go (nothing holds it), but its state and reducer live on in the
     // row store's tree.
-    _ = root
+    withExtendedLifetime(root) {}
     row?.send(.increment)
     #expect(diagnostics.all.isEmpty)
     #expect(row?.isValid == true)
@@ -326,7 +326,7 @@ struct BadInputTests {
       }
       enabled = true
       store.send(.increment)
-      _ = echo
+      withExtendedLifetime(echo) {}
     }
     // Every action that ran was committed; the send stopped after the store's maximum of rounds
     // of actions sent by reactions (100 by default): the action sent, then one per round.

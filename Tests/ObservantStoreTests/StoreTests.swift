@@ -220,7 +220,7 @@ struct StoreTests {
     store.send(.increment)
     #expect(store.count == 2)
     #expect(seen.withLock { $0 } == [0, 1, 2])
-    _ = echo
+    withExtendedLifetime(echo) {}
   }
 
   @Test("deallocating the root store cancels its running effects")

@@ -85,7 +85,7 @@ struct ReactionTests {
       panel.last = "King"
     }
     #expect(seen.withLock { $0 } == ["Ada Lovelace", "Augusta King"])
-    _ = reaction
+    withExtendedLifetime(reaction) {}
   }
 
   @Test("an equal write re-runs nothing")
@@ -219,7 +219,7 @@ struct ReactionTests {
     }
     #expect(log.all == ["Parent", "Child"])  // the new child at creation; the old one skipped
     #expect(children[0].runCount == 1)
-    _ = parent
+    withExtendedLifetime(parent) {}
   }
 
   @Test("dirty reactions run in creation order")
@@ -232,7 +232,7 @@ struct ReactionTests {
     log.clear()
     panel.count = 1
     #expect(log.all == ["A", "B", "C"])
-    _ = reactions
+    withExtendedLifetime(reactions) {}
   }
 
   @Test("a cancelled reaction never runs, and releases its observer entries")
@@ -296,7 +296,7 @@ struct ReactionTests {
     reaction = nil
     #expect(panel.trackingRegistrar.observerEntryCount == 0)
     panel.count = 1
-    _ = reaction
+    withExtendedLifetime(reaction) {}
   }
 
   @Test("writes made during a flush start another round")
@@ -334,14 +334,14 @@ struct ReactionTests {
     let reader = Reaction("reader") { _ = (panel.count, panel.first) }
     panel.count = 1  // dirties both; the writer then writes `first`, which reader reads
     #expect(reader.runCount == 2)
-    _ = writer
+    withExtendedLifetime(writer) {}
   }
 
   @Test("a loop that never settles stops after a bounded number of rounds with a diagnostic naming the reactions")
   func runawayLoop() {
     let panel = Panel()
     let diagnostics = Mutex<[ReactionDiagnostic]>([])
-    Reaction.$diagnosticHandler.withValue({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
+    Reaction.withDiagnosticHandler({ diagnostic in diagnostics.withLock { $0.append(diagnostic) } }) {
       Reaction.$maximumFlushRounds.withValue(10) {
         panel.showsCount = false
         let ping = Reaction("ping") { if panel.showsCount { panel.first = "ping \(panel.count)" } }
@@ -400,7 +400,7 @@ struct ReactionTests {
     holder.state.child.count += 1  // the reaction reads `holder.state` while... nothing is modifying it
     holder.state.child.count = 5
     #expect(seen.withLock { $0 } == [0, 1, 5])
-    _ = reaction
+    withExtendedLifetime(reaction) {}
   }
 
   @Test("a value-type root outside any owner re-runs its reactions at the end of a transaction")
@@ -413,7 +413,7 @@ struct ReactionTests {
       parent.withLock { $0.title = "B" }
     }
     #expect(seen.withLock { $0 } == ["Parent", "B"])
-    _ = reaction
+    withExtendedLifetime(reaction) {}
   }
 
 }

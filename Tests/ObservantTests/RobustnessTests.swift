@@ -372,7 +372,7 @@ struct RobustnessTests {
       let diagnostics = Shared<[ReactionDiagnostic]>([])
       let first = Reaction("first", ownedByParent: false) { _ = profile.count }
       let second = Reaction("second", ownedByParent: false) { _ = profile.count }
-      Reaction.$diagnosticHandler.withValue({ diagnostics.value.append($0) }) {
+      Reaction.withDiagnosticHandler({ diagnostics.value.append($0) }) {
         Reaction.$maximumFlushRounds.withValue(limit) {
           profile.count += 1
         }

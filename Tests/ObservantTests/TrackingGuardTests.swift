@@ -56,6 +56,6 @@ struct TrackingGuardTests {
     readGuard.invalidate()
     profile.count = 1
     #expect(inner?.runCount == 2)
-    _ = outer
+    withExtendedLifetime(outer) {}
   }
 }

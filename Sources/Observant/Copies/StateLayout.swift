@@ -108,6 +108,11 @@ extension StateField: _AnyStateField {
       }
       // The slot holds the same identity: its readers need not hear; what is inside may differ.
       if fixed {
+        // The storage keeps its own stamp: the slot's readers take it as an alias (as for equal
+        // values below), or a later write of the slot, from that stamp, would pass them by.
+        if oldStamp != newField.pointee.stamp {
+          diff.fieldAliased(table, from: oldStamp, to: newField.pointee.stamp)
+        }
         diff.compare(oldField.pointee.value, newField.pointee.value)
         return false
       }

@@ -5,6 +5,9 @@
 /// `value`); a value replaced wholesale (`state = saved`) has its readers reconciled; writes made
 /// through its accessors count as live for "set and set back". The caller runs this inside a
 /// transaction when it wants one re-run per batch.
+///
+/// Inlinable, so that a store's reducer call specializes it for the store's state type.
+@inlinable
 package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inout Value) throws -> Result) rethrows -> Result {
   _beginInPlaceMutation()
   defer { _endInPlaceMutation() }
@@ -14,8 +17,8 @@ package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inou
     case .trivial, .identityComparable, .announce: .announce
     default: strategy
     }
-  let modification = _InPlaceModification(effective, current: value, anchored: true)
-  defer { _ = modification.finish(current: value) }
+  let modification = _InPlaceModification(effective, at: &value, anchored: true)
+  defer { _ = modification.finish(at: &value) }
   return try body(&value)
 }
 

@@ -1,25 +1,29 @@
 // How collections that hold observable state keep its readers informed. `IdentifiedArray` calls
 // these hooks (declared by `InstanceIdentifiable`) around every write of an element.
 
+// The two hooks around an element's in-place mutation are inlinable, so that each element type's
+// conformance gets them specialized: generic, the optional element alone is a metadata lookup.
+
 extension ObservableState {
   /// An element is about to be mutated in place: opens an in-place frame for it (anchored when the
   /// collection is a tracked field of live state). Returns its stamp before the mutation.
+  @inlinable
   public static func _willModifyInstanceInPlace(_ element: Self) -> UInt64 {
-    let anchored = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
-    InPlaceFrames.begin(element.registrar.registrar, stamp: element.registrar.stamp, anchored: anchored)
+    _beginElementFrame(element.registrar.registrar, stamp: element.registrar.stamp)
     return element.registrar.stamp
   }
 
   /// The in-place mutation of an element ended (`element` is `nil` when it was removed): a value
   /// replaced by an edited copy of itself rather than changed through its accessors has its
   /// readers reconciled.
+  @inlinable
   public static func _didModifyInstanceInPlace(_ element: Self?, identity: InstanceIdentity, stampBefore: UInt64) {
     guard let element else {
-      InPlaceFrames.end(stamp: 0, sameIdentity: false)
+      _endInPlaceFrame(stamp: 0, sameIdentity: false)
       return
     }
     let sameIdentity = element.registrar.id == identity
-    let verified = InPlaceFrames.end(stamp: element.registrar.stamp, sameIdentity: sameIdentity)
+    let verified = _endInPlaceFrame(stamp: element.registrar.stamp, sameIdentity: sameIdentity)
     if !verified && sameIdentity && element.registrar.stamp != stampBefore {
       _reconcile(element)
     }
@@ -32,4 +36,12 @@ extension ObservableState {
     let live = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
     ContentDiff.apply(old: old, new: &new, live: live)
   }
+}
+
+/// Opens the in-place frame of an element (anchored when the collection is a tracked field of live
+/// state), for the inlinable hook.
+@usableFromInline
+internal func _beginElementFrame(_ registrar: TrackingRegistrar, stamp: UInt64) {
+  let anchored = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
+  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored)
 }

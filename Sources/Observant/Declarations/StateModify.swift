@@ -35,57 +35,102 @@ extension ObservableState {
       registrar.write(&copy, newValue, field: field)
       self[keyPath: storage] = copy
     }
+    // One yield site, and the bookkeeping out of line: the coroutine is then inlined into the
+    // field's own `_modify`, where the key path folds into a field access (a coroutine with two
+    // yield sites is not inlined: it applies the key path at run time, and its frame is allocated).
     @inline(__always)
     _modify {
       let strategy = _modifyStrategy(Value.self)
+      // Trivially copyable values and enum state are mutated in place, then written like the
+      // setter from the value they had (a copy kept meanwhile, as a copy yielded would be). The
+      // other strategies mutate the storage itself, with the checks of `_InPlaceModification`.
+      let old: Value? = strategy.yieldsCopy ? self[keyPath: storage].value : nil
+      let inPlace: _StateFieldInPlace<Value>?
       if strategy.yieldsCopy {
-        var copy = self[keyPath: storage].value
-        defer {
-          var written = self[keyPath: storage]
-          registrar.write(&written, copy, field: field)
-          self[keyPath: storage] = written
-        }
-        yield &copy
+        inPlace = nil
       } else {
-        // Scheduled observers dirtied by writes nested in this mutation run after it, when the
-        // field is no longer being modified.
-        _beginInPlaceMutation()
-        let anchored = registrar._isLive
-        var announcement: (seen: UInt64, openedTransaction: Bool)?
-        if strategy == .announce {
-          announcement = registrar.registrar._announceFieldWrite(
-            field, owner: Self.self, from: self[keyPath: storage].stamp, live: anchored, values: { nil })
-          self[keyPath: storage].stamp = announcement!.seen
-        }
-        let modification = _InPlaceModification(strategy, current: self[keyPath: storage].value, anchored: anchored)
-        defer {
-          let outcome = modification.finish(current: self[keyPath: storage].value)
-          _applyInPlaceOutcome(outcome, storage: storage, field: field, live: anchored)
-          if announcement?.openedTransaction == true { _endImplicitTransaction() }
-          _endInPlaceMutation()
-        }
-        yield &self[keyPath: storage].value
+        let live = registrar._isLive
+        inPlace = Self._beginInPlace(&self[keyPath: storage], registrar.registrar, strategy, field: field, live: live)
       }
+      defer {
+        if let old {
+          var written = self[keyPath: storage]
+          let new = written.value
+          written.value = old
+          registrar.write(&written, new, field: field)
+          self[keyPath: storage] = written
+        } else if let inPlace {
+          let outcome = Self._endInPlace(&self[keyPath: storage], registrar.registrar, inPlace, field: field)
+          if outcome.changed { registrar._noteChange() }
+          Self._closeInPlace(inPlace, slotOpenedTransaction: outcome.openedTransaction)
+        }
+      }
+      yield &self[keyPath: storage].value
     }
   }
 
-  /// Tells the slot's readers what an in-place mutation changed, and records the change in the
-  /// value's stamps.
-  @usableFromInline @inline(never)
-  internal mutating func _applyInPlaceOutcome<Value>(
-    _ outcome: _ModificationOutcome, storage: WritableKeyPath<Self, StateField<Value>>, field: StaticString, live: Bool
-  ) {
-    switch outcome {
-    case .unchanged:
-      return
-    case .content, .announced:
-      registrar._noteChange()
-    case .slot(let values):
-      let (seen, opened) = registrar.registrar._announceFieldWrite(
-        field, owner: Self.self, from: self[keyPath: storage].stamp, live: live, values: { values })
-      self[keyPath: storage].stamp = seen
-      registrar._noteChange()
-      if opened { _endImplicitTransaction() }
+  /// Starts an in-place mutation of `storage` that yields the storage itself: opens the in-place
+  /// frame (scheduled observers dirtied by writes nested in it run after it, when the field is no
+  /// longer being modified), and for the `.announce` strategy tells the field's readers now.
+  @inlinable @inline(never)
+  internal static func _beginInPlace<Value>(
+    _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ strategy: _ModifyStrategy,
+    field: StaticString, live: Bool
+  ) -> _StateFieldInPlace<Value> {
+    _beginInPlaceMutation()
+    var opened = false
+    if strategy == .announce {
+      let announcement = registrar._announceFieldWrite(field, owner: Self.self, from: storage.stamp, live: live, values: { nil })
+      storage.stamp = announcement.seen
+      opened = announcement.openedTransaction
     }
+    let modification = _InPlaceModification(strategy, at: &storage.value, anchored: live)
+    return _StateFieldInPlace(modification: modification, live: live, openedTransaction: opened)
+  }
+
+  /// Ends an in-place mutation started by `_beginInPlace`: tells the slot's readers what changed
+  /// and records it in the field's stamp. Returns whether the value changed (its own stamp is the
+  /// caller's to move) and whether the slot's announcement opened a transaction.
+  @inlinable @inline(never)
+  internal static func _endInPlace<Value>(
+    _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ inPlace: _StateFieldInPlace<Value>,
+    field: StaticString
+  ) -> (changed: Bool, openedTransaction: Bool) {
+    switch inPlace.modification.finish(at: &storage.value) {
+    case .unchanged:
+      return (false, false)
+    case .content, .announced:
+      return (true, false)
+    case .slot(let values):
+      let (seen, opened) = registrar._announceFieldWrite(
+        field, owner: Self.self, from: storage.stamp, live: inPlace.live, values: { values })
+      storage.stamp = seen
+      return (true, opened)
+    }
+  }
+
+  /// Closes the transactions an in-place mutation opened.
+  @inlinable
+  internal static func _closeInPlace<Value>(_ inPlace: _StateFieldInPlace<Value>, slotOpenedTransaction: Bool) {
+    if slotOpenedTransaction { _endImplicitTransaction() }
+    if inPlace.openedTransaction { _endImplicitTransaction() }
+    _endInPlaceMutation()
+  }
+}
+
+/// An in-place mutation of an `ObservableState` field under way (see `subscript(tracking:)`).
+@usableFromInline
+internal struct _StateFieldInPlace<Value> {
+  @usableFromInline let modification: _InPlaceModification<Value>
+  /// The value is live state (see `StateRegistrar._isLive`).
+  @usableFromInline let live: Bool
+  /// The `.announce` strategy's early announcement opened a transaction.
+  @usableFromInline let openedTransaction: Bool
+
+  @inlinable
+  init(modification: _InPlaceModification<Value>, live: Bool, openedTransaction: Bool) {
+    self.modification = modification
+    self.live = live
+    self.openedTransaction = openedTransaction
   }
 }

@@ -267,8 +267,9 @@ internal final class ObserverTable: @unchecked Sendable {
   }
 
   /// The dependencies that read the state `old` of a field whose storage now carries `new`, an
-  /// equal state: they take `new` as an alias and need not run. Returns those that already had an
-  /// alias (they must be notified instead: one alias is all a dependency keeps).
+  /// equal state, or that followed the storage to `old` by an alias: they take `new` as their alias
+  /// and need not run. Returns those that read `old` and already follow another state by an alias
+  /// (they must be notified instead: one alias is all a dependency keeps).
   func alias(_ old: UInt64, as new: UInt64) -> [Dependency] {
     state.withLock { state in
       var overflow: [Dependency] = []
@@ -284,7 +285,9 @@ internal final class ObserverTable: @unchecked Sendable {
               overflow.append(current)
             }
           } else if current.alias.load(ordering: .relaxed) == old {
-            overflow.append(current)
+            // The storage it followed by its alias moved on to another equal state: follow it
+            // there (or, if that is the state it read, it needs no alias).
+            current.alias.store(current.seen.load(ordering: .relaxed) == new ? 0 : new, ordering: .relaxed)
           }
           dependency = current.next
         }

@@ -126,9 +126,45 @@ public final class Reaction: Sendable {
   /// value below 1 is reported (`.invalidFlushLimit`) and the default is used instead.
   @TaskLocal public static var maximumFlushRounds = 100
 
-  /// Receives diagnostics raised on this task; when `nil` (the default), they are printed to
-  /// standard error. Tests can capture them with `Reaction.$diagnosticHandler.withValue(_:operation:)`.
-  @TaskLocal public static var diagnosticHandler: (@Sendable (ReactionDiagnostic) -> Void)?
+  /// The handler receiving the diagnostics raised on this task (see
+  /// `withDiagnosticHandler(_:operation:)`); when `nil` (the default), they are printed to
+  /// standard error.
+  public static var diagnosticHandler: (@Sendable (ReactionDiagnostic) -> Void)? { _diagnosticHandler?.handle }
+
+  /// Runs `operation` with `handler` receiving the diagnostics raised on this task (runaway flushes,
+  /// an invalid flush limit) instead of standard error:
+  ///
+  /// ```swift
+  /// Reaction.withDiagnosticHandler({ diagnostic in log.append(diagnostic) }) {
+  ///   model.startLoop()
+  /// }
+  /// ```
+  ///
+  /// (A task-local value of a closure type crashes optimized builds with Swift 6.3, so the handler
+  /// is kept in a wrapper and set through this function.)
+  @discardableResult
+  public static func withDiagnosticHandler<Result>(
+    _ handler: @escaping @Sendable (ReactionDiagnostic) -> Void, operation: () throws -> Result
+  ) rethrows -> Result {
+    try $_diagnosticHandler.withValue(ReactionDiagnosticHandler(handle: handler), operation: operation)
+  }
+
+  /// `withDiagnosticHandler(_:operation:)` for asynchronous code.
+  @discardableResult
+  public static func withDiagnosticHandler<Result>(
+    _ handler: @escaping @Sendable (ReactionDiagnostic) -> Void, isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+  ) async rethrows -> Result {
+    try await $_diagnosticHandler.withValue(ReactionDiagnosticHandler(handle: handler), operation: operation)
+  }
+
+  @TaskLocal static var _diagnosticHandler: ReactionDiagnosticHandler?
+}
+
+/// The task-local home of `Reaction.diagnosticHandler`: a closure in a struct (a task-local value
+/// of a bare closure type crashes optimized builds with Swift 6.3).
+internal struct ReactionDiagnosticHandler: Sendable {
+  let handle: @Sendable (ReactionDiagnostic) -> Void
 }
 
 extension Reaction: CustomStringConvertible {

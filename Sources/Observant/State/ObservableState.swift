@@ -48,4 +48,9 @@ extension ObservableState {
   /// an edited copy from an element left as it was.
   @inlinable
   public var _instanceVersion: UInt64 { registrar.stamp }
+
+  /// The observer table this value's copies share: where a store keeps the identity slot of its
+  /// readers (in the table the value's fields already use, rather than in one more per store).
+  @inlinable
+  package var _observerTable: TrackingRegistrar { registrar.registrar }
 }

@@ -199,17 +199,35 @@ public final class RenderTree {
 }
 
 extension RenderTree {
-  /// Receives the diagnostics raised on this task (duplicate keys, say); when `nil` (the
-  /// default) they are printed to standard error. Either way every tree also keeps its own in
-  /// `diagnostics`. Tests can capture them quietly:
+  /// The handler receiving the diagnostics raised on this task (duplicate keys, say; see
+  /// `withDiagnosticHandler(_:operation:)`); when `nil` (the default) they are printed to standard
+  /// error. Either way every tree also keeps its own in `diagnostics`.
+  public static var diagnosticHandler: (@Sendable (RenderDiagnostic) -> Void)? { _diagnosticHandler?.handle }
+
+  /// Runs `operation` with `handler` receiving the diagnostics raised on this task instead of
+  /// standard error. Tests can capture them quietly:
   ///
   /// ```swift
-  /// RenderTree.$diagnosticHandler.withValue({ _ in }) {
+  /// RenderTree.withDiagnosticHandler({ _ in }) {
   ///   let tree = RenderTree { ... }
   ///   #expect(tree.diagnostics.count == 1)
   /// }
   /// ```
-  @TaskLocal public static var diagnosticHandler: (@Sendable (RenderDiagnostic) -> Void)?
+  @discardableResult
+  public static func withDiagnosticHandler<Result>(
+    _ handler: @escaping @Sendable (RenderDiagnostic) -> Void, operation: () throws -> Result
+  ) rethrows -> Result {
+    try $_diagnosticHandler.withValue(RenderDiagnosticHandler(handle: handler), operation: operation)
+  }
+
+  // A task-local value of a bare closure type crashes optimized builds with Swift 6.3: the
+  // handler is kept in a struct.
+  @TaskLocal static var _diagnosticHandler: RenderDiagnosticHandler?
+}
+
+/// The task-local home of `RenderTree.diagnosticHandler`.
+internal struct RenderDiagnosticHandler: Sendable {
+  let handle: @Sendable (RenderDiagnostic) -> Void
 }
 
 /// The step being recorded.
