@@ -158,9 +158,14 @@ extension ObservableState {
       _notifyContentDifferences(old: self, new: &adopted, live: registrar._isLive)
       self = adopted
     } else {
-      let dependencies = registrar.registrar.existingTable?.allDependencies() ?? []
+      // The old registrar may go away with the old value (its deinit unlinks every reader), and an
+      // optimized build may end its life as soon as it is last used: kept alive until its readers
+      // have heard (otherwise they were unlinked before being collected, and missed the change).
+      let old = registrar.registrar
+      let dependencies = old.existingTable?.allDependencies() ?? []
       self = other
       Notifications.deliverReplacement(dependencies)
+      withExtendedLifetime(old) {}
     }
   }
 }
