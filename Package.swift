@@ -30,20 +30,26 @@ let package = Package(
     // Compares with Apple's Observation module, which ships with the toolchain (not a package).
     .executableTarget(
       name: "ObservantBenchmarks",
-      dependencies: ["Observant", "ObservantStore", "ObservantHarness", "ObservantObservationBridge", "_BenchmarkShims"],
+      dependencies: [
+        "Observant", "ObservantStore", "ObservantHarness", "ObservantObservationBridge", "_BenchmarkShims",
+      ],
       path: "Benchmarks/ObservantBenchmarks"
     ),
     // Heap statistics for the memory benchmarks (glibc's mallinfo2 is not visible from Swift).
     .target(name: "_BenchmarkShims", path: "Benchmarks/BenchmarkShims"),
     // What the leak tests of several test targets share (cycle reports, heap statistics).
     .target(name: "_TestSupportShims", path: "Tests/TestSupportShims"),
-    .target(name: "ObservantTestSupport", dependencies: ["_TestSupportShims", "Observant"], path: "Tests/ObservantTestSupport"),
+    .target(
+      name: "ObservantTestSupport", dependencies: ["_TestSupportShims", "Observant"], path: "Tests/ObservantTestSupport"
+    ),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
     .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
     .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
-    .testTarget(name: "ObservantStoreTests", dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
+    .testTarget(
+      name: "ObservantStoreTests",
+      dependencies: ["ObservantStore", "ObservantHarness", "Observant", "ObservantTestSupport"]),
     .testTarget(
       name: "ObservantObservationBridgeTests",
       dependencies: [

@@ -61,7 +61,8 @@ if let directory = options.outputDirectory {
     try writeFile(directory + "/report.md", report.text(.markdown))
     try writeFile(directory + "/results.json", report.json())
     if let scaling = report.scaling { try writeFile(directory + "/scaling.svg", ScalingChart.svg(scaling)) }
-    progress("observant-bench: wrote \(directory)/report.md, results.json\(report.scaling == nil ? "" : ", scaling.svg")")
+    progress(
+      "observant-bench: wrote \(directory)/report.md, results.json\(report.scaling == nil ? "" : ", scaling.svg")")
   } catch {
     progress("observant-bench: error: \(error)")
     exit(2)
@@ -76,11 +77,15 @@ if options.check {
   } else {
     print("\ncheck FAILED: Observant counts that differ from the minimal count:")
     for failure in failures {
-      let runs = Strategy.observantStrategies.map { "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")" }
+      let runs = Strategy.observantStrategies.map {
+        "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")"
+      }
       print("  \(failure.name): \(runs.joined(separator: ", ")), minimal \(failure.minimal) (\(failure.what))")
     }
     for failure in scalingFailures {
-      print("  scaling with \(failure.rows) rows: observant re-ran \(failure.runsPerAction) bodies for one row mutation, minimal 1")
+      print(
+        "  scaling with \(failure.rows) rows: observant re-ran \(failure.runsPerAction) bodies for one row mutation, minimal 1"
+      )
     }
     exit(1)
   }

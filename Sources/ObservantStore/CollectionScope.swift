@@ -8,7 +8,9 @@ import Observant
 /// (`CollectionStores`), so that asking twice for an id returns the same store.
 @MainActor
 @usableFromInline
-internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>: StoreDependent {
+internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>:
+  StoreDependent
+{
   typealias Element = ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>
 
   @usableFromInline let parent: StoreCore<ParentState, ParentAction>

@@ -13,7 +13,10 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   /// not move rows takes the row at its index instead of looking its id up.
   @usableFromInline @exclusivity(unchecked) var position = ElementPosition()
 
-  init(collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State, isValid: Bool) {
+  init(
+    collection: CollectionScope<ParentState, ParentAction, ID, State, Action>, id: ID, showing state: State,
+    isValid: Bool
+  ) {
     self.collection = collection
     self.id = id
     super.init(

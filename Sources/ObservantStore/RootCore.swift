@@ -75,7 +75,8 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
     let tree = StoreTree(diagnostics: diagnostics)
     super.init(
-      tree: tree, identity: identity, lastState: nil, isValid: true, shape: StoreShape(navigator: navigator), isRoot: true)
+      tree: tree, identity: identity, lastState: nil, isValid: true, shape: StoreShape(navigator: navigator),
+      isRoot: true)
     tree.root = self
   }
 
@@ -126,7 +127,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       // which then runs them); what they sent is queued.
       guard completed, !queue.isEmpty else { return }
       reactionRounds += 1
-      guard reactionRounds <= limits.reactionRounds else { return reportUnsettled(rounds: reactionRounds - 1, processed: processed) }
+      guard reactionRounds <= limits.reactionRounds else {
+        return reportUnsettled(rounds: reactionRounds - 1, processed: processed)
+      }
       startRound()
     }
   }
@@ -253,7 +256,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   @usableFromInline
-  final func startTask(_ start: @Sendable (_ send: @escaping @MainActor @Sendable (Action) -> Void) -> Task<Void, Never>) {
+  final func startTask(
+    _ start: @Sendable (_ send: @escaping @MainActor @Sendable (Action) -> Void) -> Task<Void, Never>
+  ) {
     tasks.start {
       start { [weak self] action in self?.process(action) }
     }
@@ -283,7 +288,8 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   @usableFromInline
   final func reportUnsettled(rounds: Int, processed: Int) {
     let senders =
-      reactionSenders.isEmpty ? "code that is not a reaction" : reactionSenders.map { "\"\($0)\"" }.joined(separator: ", ")
+      reactionSenders.isEmpty
+      ? "code that is not a reaction" : reactionSenders.map { "\"\($0)\"" }.joined(separator: ", ")
     tree.diagnostics.report(
       StoreDiagnostic(
         kind: .runawayActions,
@@ -324,11 +330,6 @@ internal struct SendLimits {
   @usableFromInline let actions: Int
   /// Rounds of actions sent by reactions re-run by the send's own commits.
   @usableFromInline let reactionRounds: Int
-
-  init(actions: Int, reactionRounds: Int) {
-    self.actions = actions
-    self.reactionRounds = reactionRounds
-  }
 
   /// The limits a root store was given; stops the program with a message if one is not positive.
   @usableFromInline

@@ -86,7 +86,6 @@ public final class Store<State, Action> {
     self.core = core
   }
 
-
   /// The diagnostics shared by this store's tree.
   public var diagnostics: StoreDiagnostics { core.tree.diagnostics }
 

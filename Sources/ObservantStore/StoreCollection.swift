@@ -47,7 +47,8 @@ public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: Random
   public subscript(position: Int) -> Store<ElementState, ElementAction> {
     guard let store = store(at: position) else {
       observantFatalError(
-        "Observant: StoreCollection index \(position) is out of bounds 0..<\(count) (the snapshot's size); use store(at:) for a checked access")
+        "Observant: StoreCollection index \(position) is out of bounds 0..<\(count) (the snapshot's size); use store(at:) for a checked access"
+      )
     }
     return store
   }

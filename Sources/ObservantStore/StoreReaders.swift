@@ -107,7 +107,9 @@ internal func _observableIdentity<State>(of state: State) -> StateIdentity? {
 /// The identity of `state`, an `Observable` (the caller opened its type). Read in place: `state as!
 /// Observable` would copy all of it.
 @inlinable
-internal func _openIdentity<Observable: ObservableState, State>(_ type: Observable.Type, _ state: State) -> StateIdentity {
+internal func _openIdentity<Observable: ObservableState, State>(_ type: Observable.Type, _ state: State)
+  -> StateIdentity
+{
   withUnsafePointer(to: state) { _openIdentity(type, at: $0) }
 }
 

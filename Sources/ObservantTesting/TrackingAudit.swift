@@ -90,26 +90,36 @@ public enum TrackingAudit {
       found.append("\(name): \(advice) so that its _modify accessor is checked")
     }
     if sampleIsInitial {
-      found.append("\(name): the sample equals the initial value, so writing it changes nothing; choose a sample that differs")
+      found.append(
+        "\(name): the sample equals the initial value, so writing it changes nothing; choose a sample that differs")
       return name
     }
     if recorded == nil {
-      found.append("\(name): reading it records nothing, so its readers never hear of changes; its getter must return registrar.read(\(storage))")
+      found.append(
+        "\(name): reading it records nothing, so its readers never hear of changes; its getter must return registrar.read(\(storage))"
+      )
     }
     if written.isEmpty {
       found.append("\(name): writing it changes nothing; its setter must call registrar.write(&\(storage), newValue)")
     } else if !written.contains(storage) {
-      found.append("\(name): its setter writes \(written[0]), the storage of \(written[0].fieldName); it must write its own: registrar.write(&\(storage), newValue)")
+      found.append(
+        "\(name): its setter writes \(written[0]), the storage of \(written[0].fieldName); it must write its own: registrar.write(&\(storage), newValue)"
+      )
     } else if field.holdsSample(state) == false {
       // Its readers were not notified either (they saw the other storage's state, not the state
       // the write replaced); reading its own storage fixes both.
       if let other = storageRead(by: position, of: fields, make: make) {
-        found.append("\(name): its getter reads \(other), the storage of \(other.fieldName); it must read its own: registrar.read(\(storage))")
+        found.append(
+          "\(name): its getter reads \(other), the storage of \(other.fieldName); it must read its own: registrar.read(\(storage))"
+        )
       } else {
-        found.append("\(name): after writing it, reading it returns another value; its getter must return registrar.read(\(storage))")
+        found.append(
+          "\(name): after writing it, reading it returns another value; its getter must return registrar.read(\(storage))"
+        )
       }
     } else if reader?.isActive == true {
-      found.append("\(name): writing it does not notify its readers; its setter must call registrar.write(&\(storage), newValue)")
+      found.append(
+        "\(name): writing it does not notify its readers; its setter must call registrar.write(&\(storage), newValue)")
     }
     if found.isEmpty, let recorded, let inPlace = field.inPlace,
       let problem = auditInPlace(field, inPlace, name: name, recorded: recorded, state: &state)
@@ -142,7 +152,8 @@ public enum TrackingAudit {
       return "\(name): the inPlace mutation changed nothing; make it change \(name)"
     }
     if !changed.contains(storage) {
-      return "\(name): its _modify yields \(changed[0]), the storage of \(changed[0].fieldName); it must yield its own: \(fix)"
+      return
+        "\(name): its _modify yields \(changed[0]), the storage of \(changed[0].fieldName); it must yield its own: \(fix)"
     }
     if isUnchanged(state) != true, reader.isActive {
       return "\(name): changing it in place does not notify its readers; it must be \(fix)"
@@ -185,7 +196,8 @@ public enum TrackingAudit {
       if value is any _StateFieldStorage {
         return "\(label): the storage of a field the audit does not list; add .field(\\.\(name), sample: …) to fields:"
       }
-      return "\(label): a stored property that is not tracked, so its changes reach no observer; keep it in a StateField behind registrar accessors, or list it in untracked: if that is deliberate"
+      return
+        "\(label): a stored property that is not tracked, so its changes reach no observer; keep it in a StateField behind registrar accessors, or list it in untracked: if that is deliberate"
     }
   }
 }

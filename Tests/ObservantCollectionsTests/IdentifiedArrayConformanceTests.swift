@@ -6,18 +6,18 @@ import Testing
 struct IdentifiedArrayConformanceTests {
   @Test("arrays with equal ids and elements in the same order are equal")
   func equality() {
-    #expect(rows(0 ..< 5) == rows(0 ..< 5))
-    #expect(rows(0 ..< 5) != rows((0 ..< 5).reversed()))
-    #expect(rows(0 ..< 5) != rows(0 ..< 4))
-    var edited = rows(0 ..< 5)
+    #expect(rows(0..<5) == rows(0..<5))
+    #expect(rows(0..<5) != rows((0..<5).reversed()))
+    #expect(rows(0..<5) != rows(0..<4))
+    var edited = rows(0..<5)
     edited[id: 2]?.title = "x"
-    #expect(edited != rows(0 ..< 5))
+    #expect(edited != rows(0..<5))
   }
 
   @Test("unmutated copies compare equal without comparing any element")
   func equalityFastPath() {
     let counter = EqualityCounter()
-    let array = IdentifiedArrayOf<Counted>(uniqueElements: (0 ..< 100).map { Counted(id: $0, counter: counter) })
+    let array = IdentifiedArrayOf<Counted>(uniqueElements: (0..<100).map { Counted(id: $0, counter: counter) })
     let copy = array
     #expect(copy.isIdentical(to: array))
     #expect(copy == array)
@@ -27,7 +27,7 @@ struct IdentifiedArrayConformanceTests {
   @Test("arrays sharing element storage compare equal without comparing any element")
   func equalityStorageFastPath() {
     let counter = EqualityCounter()
-    let array = IdentifiedArrayOf<Counted>(uniqueElements: (0 ..< 100).map { Counted(id: $0, counter: counter) })
+    let array = IdentifiedArrayOf<Counted>(uniqueElements: (0..<100).map { Counted(id: $0, counter: counter) })
     let rebuilt = IdentifiedArrayOf<Counted>(uncheckedUniqueElements: array.elements)
     #expect(!rebuilt.isIdentical(to: array))
     #expect(rebuilt == array)
@@ -37,16 +37,16 @@ struct IdentifiedArrayConformanceTests {
   @Test("arrays built separately compare their elements")
   func equalitySlowPath() {
     let counter = EqualityCounter()
-    let first = IdentifiedArrayOf<Counted>(uniqueElements: (0 ..< 10).map { Counted(id: $0, counter: counter) })
-    let second = IdentifiedArrayOf<Counted>(uniqueElements: (0 ..< 10).map { Counted(id: $0, counter: counter) })
+    let first = IdentifiedArrayOf<Counted>(uniqueElements: (0..<10).map { Counted(id: $0, counter: counter) })
+    let second = IdentifiedArrayOf<Counted>(uniqueElements: (0..<10).map { Counted(id: $0, counter: counter) })
     #expect(first == second)
     #expect(counter.count == 10)
   }
 
   @Test("equal arrays hash equally")
   func hashing() {
-    #expect(rows(0 ..< 5).hashValue == rows(0 ..< 5).hashValue)
-    #expect(Set([rows(0 ..< 3), rows(0 ..< 3), rows([2, 1, 0])]).count == 2)
+    #expect(rows(0..<5).hashValue == rows(0..<5).hashValue)
+    #expect(Set([rows(0..<3), rows(0..<3), rows([2, 1, 0])]).count == 2)
   }
 
   @Test("descriptions look like an array's, the debug one with the type")
@@ -62,14 +62,14 @@ struct IdentifiedArrayConformanceTests {
 
   @Test("the mirror shows the elements as a collection")
   func mirror() {
-    let mirror = Mirror(reflecting: rows(0 ..< 3))
+    let mirror = Mirror(reflecting: rows(0..<3))
     #expect(mirror.displayStyle == .collection)
     #expect(mirror.children.compactMap { ($0.value as? Row)?.id } == [0, 1, 2])
   }
 
   @Test("an array is Sendable when its ids and elements are")
   func sendable() async {
-    let array = rows(0 ..< 3)
+    let array = rows(0..<3)
     let ids = await Task.detached { array.idList }.value
     #expect(ids == [0, 1, 2])
   }
@@ -79,7 +79,7 @@ struct IdentifiedArrayConformanceTests {
 struct CodableTests {
   @Test("an identified array encodes like an array and decodes back")
   func identifiedArrayRoundTrip() throws {
-    let array = rows(0 ..< 3)
+    let array = rows(0..<3)
     let data = try JSONEncoder().encode(array)
     #expect(try JSONDecoder().decode([Row].self, from: data) == array.elements)
     let decoded = try JSONDecoder().decode(IdentifiedArrayOf<Row>.self, from: data)

@@ -5,10 +5,10 @@ import Testing
 struct IdentifiedArrayInitializerTests {
   @Test("init(uniqueElements:) keeps the elements in order", arguments: [0, 5, 100])
   func uniqueElements(size: Int) {
-    let array = rows(0 ..< size)
+    let array = rows(0..<size)
     array._checkInvariants()
-    #expect(array.idList == Array(0 ..< size))
-    #expect(array.elements.map(\.title) == (0 ..< size).map { "r\($0)" })
+    #expect(array.idList == Array(0..<size))
+    #expect(array.elements.map(\.title) == (0..<size).map { "r\($0)" })
   }
 
   @Test("init(uniqueElements:) stops the program on a duplicate id, naming it")
@@ -82,7 +82,7 @@ struct IdentifiedArrayInitializerTests {
   @Test("the invariant check stops the program when unchecked elements repeat an id")
   func invariantsCatchDuplicates() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      IdentifiedArrayOf<Row>(uncheckedUniqueElements: (0 ..< 40).map { Row($0 % 30) })._checkInvariants()
+      IdentifiedArrayOf<Row>(uncheckedUniqueElements: (0..<40).map { Row($0 % 30) })._checkInvariants()
     }
     #expect(standardError(of: result).contains("OrderedSet index maps"))
   }
@@ -126,7 +126,7 @@ struct IdentifiedArrayInitializerTests {
     let array = rows([10, 20, 30])
     #expect(array.startIndex == 0)
     #expect(array.endIndex == 3)
-    #expect(array.indices == 0 ..< 3)
+    #expect(array.indices == 0..<3)
     #expect(array.count == 3)
     #expect(array.index(after: 0) == 1)
     #expect(array.index(before: 2) == 1)
@@ -140,8 +140,9 @@ struct IdentifiedArrayInitializerTests {
 
   @Test("elements and ids share the array's storage")
   func elementsShareStorage() {
-    let array = rows(0 ..< 50)
-    #expect(array.elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } == array._elementStorageIdentity)
+    let array = rows(0..<50)
+    #expect(
+      array.elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } == array._elementStorageIdentity)
     #expect(array.ids._storageIdentity == array._idStorageIdentity)
   }
 }

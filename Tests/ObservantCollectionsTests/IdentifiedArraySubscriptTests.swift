@@ -5,14 +5,14 @@ import Testing
 struct IdentifiedArraySubscriptTests {
   @Test("subscript(id:) returns the element with the id, or nil", arguments: [5, 100])
   func keyedGet(size: Int) {
-    let array = rows(0 ..< size)
+    let array = rows(0..<size)
     #expect(array[id: 3] == Row(3, "r3"))
     #expect(array[id: size] == nil)
   }
 
   @Test("setting subscript(id:) replaces the element in its position")
   func keyedSetReplaces() {
-    var array = rows(0 ..< 5)
+    var array = rows(0..<5)
     array[id: 2] = Row(2, "new")
     array._checkInvariants()
     #expect(array.idList == [0, 1, 2, 3, 4])
@@ -21,10 +21,10 @@ struct IdentifiedArraySubscriptTests {
 
   @Test("setting subscript(id:) to nil removes the element; an absent id changes nothing", arguments: [5, 100])
   func keyedSetNilRemoves(size: Int) {
-    var array = rows(0 ..< size)
+    var array = rows(0..<size)
     array[id: 1] = nil
     array._checkInvariants()
-    #expect(array.idList == Array(0 ..< size).filter { $0 != 1 })
+    #expect(array.idList == Array(0..<size).filter { $0 != 1 })
     let version = array.version
     array[id: -1] = nil
     #expect(array.version == version)
@@ -33,7 +33,7 @@ struct IdentifiedArraySubscriptTests {
 
   @Test("setting subscript(id:) for an absent id appends the element")
   func keyedSetAppends() {
-    var array = rows(0 ..< 3)
+    var array = rows(0..<3)
     array[id: 9] = Row(9, "nine")
     array._checkInvariants()
     #expect(array.idList == [0, 1, 2, 9])
@@ -42,7 +42,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("setting subscript(id:) to an element with another id stops the program, naming both ids")
   func keyedSetWrongID() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      var array = rows(0 ..< 3)
+      var array = rows(0..<3)
       array[id: 1] = Row(5)
     }
     #expect(standardError(of: result).contains("IdentifiedArray[id: 1] cannot change an element's id from 1 to 5"))
@@ -51,7 +51,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("adding an element with another id through subscript(id:) stops the program, naming both ids")
   func keyedAppendWrongID() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      var array = rows(0 ..< 3)
+      var array = rows(0..<3)
       array[id: 7] = Row(8)
     }
     #expect(standardError(of: result).contains("IdentifiedArray[id: 7] cannot change an element's id from 7 to 8"))
@@ -60,7 +60,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("changing the id while mutating through subscript(id:) stops the program, naming both ids")
   func keyedModifyWrongID() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      var array = rows(0 ..< 3)
+      var array = rows(0..<3)
       array[id: 2]?.id = 6
     }
     #expect(standardError(of: result).contains("IdentifiedArray[id: 2] cannot change an element's id from 2 to 6"))
@@ -69,17 +69,17 @@ struct IdentifiedArraySubscriptTests {
   @Test("mutating through subscript(id:) changes only that element", arguments: [5, 100])
   func keyedModify(size: Int) {
     for id in [0, size / 2, size - 1] {
-      var array = rows(0 ..< size)
+      var array = rows(0..<size)
       array[id: id]?.title = "edited"
       array._checkInvariants()
-      #expect(array.idList == Array(0 ..< size))
-      #expect(array.elements == (0 ..< size).map { Row($0, $0 == id ? "edited" : "r\($0)") })
+      #expect(array.idList == Array(0..<size))
+      #expect(array.elements == (0..<size).map { Row($0, $0 == id ? "edited" : "r\($0)") })
     }
   }
 
   @Test("mutating through subscript(id:) happens in place: no copy of the storage or the element", arguments: [5, 100])
   func keyedModifyInPlace(size: Int) {
-    var array = IdentifiedArrayOf<Model>(uniqueElements: (0 ..< size).map { Model($0, values: [$0]) })
+    var array = IdentifiedArrayOf<Model>(uniqueElements: (0..<size).map { Model($0, values: [$0]) })
     array[id: 1]?.values.reserveCapacity(16)
     let elementStorage = array._elementStorageIdentity
     let idStorage = array._idStorageIdentity
@@ -95,12 +95,12 @@ struct IdentifiedArraySubscriptTests {
     #expect(array[1].values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } == valuesStorage)
     #expect(array[1].count == 1)
     #expect(array[1].values == [1, 99])
-    #expect(array.idList == Array(0 ..< size))
+    #expect(array.idList == Array(0..<size))
   }
 
   @Test("mutating through subscript(position:) happens in place: no copy of the storage or the element")
   func positionalModifyInPlace() {
-    var array = IdentifiedArrayOf<Model>(uniqueElements: (0 ..< 20).map { Model($0, values: [$0]) })
+    var array = IdentifiedArrayOf<Model>(uniqueElements: (0..<20).map { Model($0, values: [$0]) })
     array[3].values.reserveCapacity(16)
     let elementStorage = array._elementStorageIdentity
     let idStorage = array._idStorageIdentity
@@ -118,7 +118,7 @@ struct IdentifiedArraySubscriptTests {
 
   @Test("mutating a copy through subscript(id:) leaves the original untouched")
   func keyedModifyCopyOnWrite() {
-    let original = rows(0 ..< 5)
+    let original = rows(0..<5)
     var copy = original
     copy[id: 2]?.title = "edited"
     #expect(original[id: 2]?.title == "r2")
@@ -126,19 +126,21 @@ struct IdentifiedArraySubscriptTests {
     #expect(original._elementStorageIdentity != copy._elementStorageIdentity)
   }
 
-  @Test("setting the optional to nil inside a subscript(id:) mutation removes the element, keeping the order", arguments: [5, 100])
+  @Test(
+    "setting the optional to nil inside a subscript(id:) mutation removes the element, keeping the order",
+    arguments: [5, 100])
   func keyedModifyRemoves(size: Int) {
     for id in [0, size / 2, size - 1] {
-      var array = rows(0 ..< size)
+      var array = rows(0..<size)
       mutate(&array[id: id]) { $0 = nil }
       array._checkInvariants()
-      #expect(array.idList == Array(0 ..< size).filter { $0 != id })
+      #expect(array.idList == Array(0..<size).filter { $0 != id })
     }
   }
 
   @Test("assigning a value inside a subscript(id:) mutation of an absent id appends it")
   func keyedModifyAppends() {
-    var array = rows(0 ..< 3)
+    var array = rows(0..<3)
     mutate(&array[id: 4]) { $0 = Row(4, "four") }
     mutate(&array[id: 5]) { _ in }
     array._checkInvariants()
@@ -148,7 +150,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("a subscript(id:) mutation abandoned by an error puts the element back in place")
   func keyedModifyThrows() {
     struct Abandoned: Error {}
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     let elementStorage = array._elementStorageIdentity
     #expect(throws: Abandoned.self) {
       try mutate(&array[id: 4]) {
@@ -157,14 +159,14 @@ struct IdentifiedArraySubscriptTests {
       }
     }
     array._checkInvariants()
-    #expect(array.idList == Array(0 ..< 20))
+    #expect(array.idList == Array(0..<20))
     #expect(array[4].count == 7)
     #expect(array._elementStorageIdentity == elementStorage)
   }
 
   @Test("subscript(position:) reads and replaces the element at an index")
   func positionalGetSet() {
-    var array = rows(0 ..< 3)
+    var array = rows(0..<3)
     #expect(array[1] == Row(1, "r1"))
     array[1] = Row(1, "new")
     array[2].title += "!"
@@ -175,7 +177,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("replacing an element with another id through subscript(position:) stops the program, naming both ids")
   func positionalSetWrongID() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      var array = rows(0 ..< 3)
+      var array = rows(0..<3)
       array[1] = Row(9)
     }
     #expect(standardError(of: result).contains("IdentifiedArray[1] cannot change an element's id from 1 to 9"))
@@ -184,7 +186,7 @@ struct IdentifiedArraySubscriptTests {
   @Test("changing the id while mutating through subscript(position:) stops the program, naming both ids")
   func positionalModifyWrongID() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      var array = rows(0 ..< 3)
+      var array = rows(0..<3)
       array[2].id = 4
     }
     #expect(standardError(of: result).contains("IdentifiedArray[2] cannot change an element's id from 2 to 4"))

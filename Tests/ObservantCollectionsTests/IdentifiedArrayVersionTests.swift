@@ -73,7 +73,7 @@ enum NoOpOperation: String, CaseIterable, Sendable, CustomTestStringConvertible 
 struct IdentifiedArrayVersionTests {
   @Test("every structural operation changes structuralVersion and version", arguments: StructuralOperation.allCases)
   func structuralOperations(operation: StructuralOperation) {
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     let original = array
     operation.apply(to: &array)
     array._checkInvariants()
@@ -85,11 +85,11 @@ struct IdentifiedArrayVersionTests {
 
   @Test("operations that change nothing keep both stamps", arguments: NoOpOperation.allCases)
   func noOpOperations(operation: NoOpOperation) {
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     let original = array
     operation.apply(to: &array)
     array._checkInvariants()
-    #expect(array.idList == Array(0 ..< 20))
+    #expect(array.idList == Array(0..<20))
     #expect(array.structuralVersion == original.structuralVersion)
     #expect(array.version == original.version)
   }
@@ -110,7 +110,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("an element mutated in place changes version but not structuralVersion")
   func inPlaceMutation() {
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     var previous = array
     array[id: 3]?.count += 1
     #expect(array.version != previous.version)
@@ -126,7 +126,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("writing back a modified copy with the same instance identity is not structural")
   func copyMutateAssign() {
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     let original = array
 
     var model = array[id: 3]!
@@ -145,12 +145,12 @@ struct IdentifiedArrayVersionTests {
 
     array._checkInvariants()
     #expect(array.structuralVersion == original.structuralVersion)
-    #expect(array.elements.map(\.count) == (0 ..< 20).map { (3 ... 6).contains($0) ? 1 : 0 })
+    #expect(array.elements.map(\.count) == (0..<20).map { (3...6).contains($0) ? 1 : 0 })
   }
 
   @Test("replacing an element by a fresh value with the same id is structural")
   func freshValueIsStructural() {
-    var array = models(0 ..< 20)
+    var array = models(0..<20)
     let original = array
     array[id: 3] = Model(3, count: 0)
     #expect(array.structuralVersion != original.structuralVersion)
@@ -159,7 +159,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("for elements that are not InstanceIdentifiable, every element write is structural")
   func plainElementsAreStructural() {
-    var array = rows(0 ..< 20)
+    var array = rows(0..<20)
     var previous = array
     array[id: 3]?.title = "edited"
     #expect(array.structuralVersion != previous.structuralVersion)
@@ -176,7 +176,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("copies share both stamps until one is mutated")
   func copiesShareStamps() {
-    let array = models(0 ..< 5)
+    let array = models(0..<5)
     var copy = array
     #expect(copy.isIdentical(to: array))
     #expect(copy.hasSameStructure(as: array))
@@ -187,7 +187,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("stamps are fresh: two copies mutated the same way get different versions")
   func stampsAreFresh() {
-    let array = models(0 ..< 5)
+    let array = models(0..<5)
     var first = array
     var second = array
     first[id: 1]?.count = 5
@@ -201,13 +201,13 @@ struct IdentifiedArrayVersionTests {
 
   @Test("stamps stay unique when copies are mutated on many threads at once")
   func stampsUniqueUnderContention() async {
-    let array = models(0 ..< 20)
+    let array = models(0..<20)
     let stamps = await withTaskGroup(of: [UInt64].self) { group in
-      for task in 0 ..< 8 {
+      for task in 0..<8 {
         group.addTask {
           var copy = array
           var seen: [UInt64] = []
-          for step in 0 ..< 2_000 {
+          for step in 0..<2_000 {
             if step.isMultiple(of: 2) {
               copy[id: task]?.count += 1
             } else {
@@ -227,7 +227,7 @@ struct IdentifiedArrayVersionTests {
 
   @Test("filter that drops an element gives the result a fresh structural stamp")
   func filterGetsFreshStamps() {
-    let array = models(0 ..< 5)
+    let array = models(0..<5)
     let filtered = array.filter { $0.id != 2 }
     #expect(!filtered.hasSameStructure(as: array))
     #expect(filtered.idList == [0, 1, 3, 4])
@@ -237,16 +237,16 @@ struct IdentifiedArrayVersionTests {
   func creationStamps() {
     #expect(IdentifiedArrayOf<Model>().isIdentical(to: IdentifiedArrayOf<Model>(uniqueElements: [])))
     #expect(IdentifiedArrayOf<Model>().hasSameStructure(as: []))
-    let first = rows(0 ..< 3)
-    let second = rows(0 ..< 3)
+    let first = rows(0..<3)
+    let second = rows(0..<3)
     #expect(!first.isIdentical(to: second))
     #expect(first.version == first.structuralVersion)
   }
 
   @Test("the instance-identity probe reads identities only from InstanceIdentifiable elements")
   func identityProbe() {
-    let array = models(0 ..< 3)
+    let array = models(0..<3)
     #expect(array._instanceIdentity(at: 2) == array[2].instanceIdentity)
-    #expect(rows(0 ..< 3)._instanceIdentity(at: 2) == nil)
+    #expect(rows(0..<3)._instanceIdentity(at: 2) == nil)
   }
 }

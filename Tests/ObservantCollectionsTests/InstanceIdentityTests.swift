@@ -5,7 +5,7 @@ import Testing
 struct InstanceIdentityTests {
   @Test("make() returns a new, non-zero identity every time")
   func makeIsUnique() {
-    let identities = (0 ..< 10_000).map { _ in InstanceIdentity.make() }
+    let identities = (0..<10_000).map { _ in InstanceIdentity.make() }
     #expect(Set(identities).count == 10_000)
     #expect(!identities.contains(InstanceIdentity(rawValue: 0)))
   }
@@ -13,8 +13,8 @@ struct InstanceIdentityTests {
   @Test("make() stays unique when called from many threads at once")
   func makeIsUniqueUnderContention() async {
     let batches = await withTaskGroup(of: [InstanceIdentity].self) { group in
-      for _ in 0 ..< 8 {
-        group.addTask { (0 ..< 5_000).map { _ in InstanceIdentity.make() } }
+      for _ in 0..<8 {
+        group.addTask { (0..<5_000).map { _ in InstanceIdentity.make() } }
       }
       return await group.reduce(into: []) { $0.append($1) }
     }

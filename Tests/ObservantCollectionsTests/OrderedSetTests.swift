@@ -23,9 +23,9 @@ struct OrderedSetTests {
 
   @Test("init(uncheckedUniqueElements:) keeps the elements as given", arguments: setSizes)
   func initUnchecked(size: Int) {
-    let set = OrderedSet(uncheckedUniqueElements: (0 ..< size).reversed())
+    let set = OrderedSet(uncheckedUniqueElements: (0..<size).reversed())
     set._checkInvariants()
-    #expect(set.elements == Array((0 ..< size).reversed()))
+    #expect(set.elements == Array((0..<size).reversed()))
   }
 
   @Test("the invariant check stops the program on duplicates, with or without a hash index")
@@ -35,16 +35,16 @@ struct OrderedSetTests {
     }
     #expect(standardError(of: small).contains("OrderedSet holds a duplicate: 1 at offset 2"))
     let large = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      OrderedSet(uncheckedUniqueElements: Array(0 ..< 30) + [5])._checkInvariants()
+      OrderedSet(uncheckedUniqueElements: Array(0..<30) + [5])._checkInvariants()
     }
     #expect(standardError(of: large).contains("OrderedSet index maps 5"))
   }
 
   @Test("contains and firstIndex(of:) find every member and no other value", arguments: setSizes)
   func lookups(size: Int) {
-    let set = OrderedSet((0 ..< size).map { $0 * 7 })
+    let set = OrderedSet((0..<size).map { $0 * 7 })
     set._checkInvariants()
-    for offset in 0 ..< size {
+    for offset in 0..<size {
       #expect(set.contains(offset * 7))
       #expect(set.firstIndex(of: offset * 7) == offset)
       #expect(set.lastIndex(of: offset * 7) == offset)
@@ -56,11 +56,12 @@ struct OrderedSetTests {
   @Test("generic contains(_:) on a large set hashes instead of comparing every element")
   func genericContainsHashes() {
     let counter = EqualityCounter()
-    let set = OrderedSet((0 ..< 1000).map { Counted(id: $0, counter: counter) })
+    let set = OrderedSet((0..<1000).map { Counted(id: $0, counter: counter) })
     func genericContains<C: Collection>(_ collection: C, _ element: C.Element) -> Bool where C.Element: Equatable {
       collection.contains(element)
     }
-    func genericFirstIndex<C: Collection>(_ collection: C, _ element: C.Element) -> C.Index? where C.Element: Equatable {
+    func genericFirstIndex<C: Collection>(_ collection: C, _ element: C.Element) -> C.Index?
+    where C.Element: Equatable {
       collection.firstIndex(of: element)
     }
     let before = counter.count
@@ -71,20 +72,20 @@ struct OrderedSetTests {
 
   @Test("append adds a new element at the end and reports its index", arguments: [0, 5, 16, 100])
   func appendNew(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     let result = set.append(-1)
     set._checkInvariants()
     #expect(result == (true, size))
-    #expect(set.elements == Array(0 ..< size) + [-1])
+    #expect(set.elements == Array(0..<size) + [-1])
   }
 
   @Test("appending a member changes nothing and reports the member's index", arguments: [5, 100])
   func appendExisting(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     let result = set.append(3)
     set._checkInvariants()
     #expect(result == (false, 3))
-    #expect(set.elements == Array(0 ..< size))
+    #expect(set.elements == Array(0..<size))
   }
 
   @Test("append(contentsOf:) adds the new elements in order and skips members")
@@ -98,10 +99,10 @@ struct OrderedSetTests {
   @Test("insert(_:at:) places a new element and shifts later ones", arguments: [5, 16, 100])
   func insertNew(size: Int) {
     for position in [0, 2, size] {
-      var set = OrderedSet(0 ..< size)
+      var set = OrderedSet(0..<size)
       let result = set.insert(-1, at: position)
       set._checkInvariants()
-      var expected = Array(0 ..< size)
+      var expected = Array(0..<size)
       expected.insert(-1, at: position)
       #expect(result == (true, position))
       #expect(set.elements == expected)
@@ -120,21 +121,21 @@ struct OrderedSetTests {
   @Test("remove(_:) removes a member and returns it; removing another value returns nil", arguments: [5, 17, 100])
   func removeMember(size: Int) {
     for removed in [0, size / 2, size - 1] {
-      var set = OrderedSet(0 ..< size)
+      var set = OrderedSet(0..<size)
       #expect(set.remove(removed) == removed)
       #expect(set.remove(-5) == nil)
       set._checkInvariants()
-      #expect(set.elements == Array(0 ..< size).filter { $0 != removed })
+      #expect(set.elements == Array(0..<size).filter { $0 != removed })
     }
   }
 
   @Test("remove(at:) removes and returns the element at the index", arguments: [5, 17, 100])
   func removeAt(size: Int) {
     for position in [0, size / 2, size - 1] {
-      var set = OrderedSet((0 ..< size).map { $0 * 2 })
+      var set = OrderedSet((0..<size).map { $0 * 2 })
       #expect(set.remove(at: position) == position * 2)
       set._checkInvariants()
-      var expected = (0 ..< size).map { $0 * 2 }
+      var expected = (0..<size).map { $0 * 2 }
       expected.remove(at: position)
       #expect(set.elements == expected)
     }
@@ -142,22 +143,22 @@ struct OrderedSetTests {
 
   @Test("removeAll empties the set, with or without keeping capacity", arguments: [false, true])
   func removeAll(keepingCapacity: Bool) {
-    var set = OrderedSet(0 ..< 100)
+    var set = OrderedSet(0..<100)
     set.removeAll(keepingCapacity: keepingCapacity)
     set._checkInvariants()
     #expect(set.isEmpty)
     #expect(!set.contains(5))
-    set.append(contentsOf: 0 ..< 30)
+    set.append(contentsOf: 0..<30)
     set._checkInvariants()
-    #expect(set.elements == Array(0 ..< 30))
+    #expect(set.elements == Array(0..<30))
   }
 
   @Test("removeAll(where:) removes matching elements and keeps the order of the rest", arguments: [10, 100])
   func removeAllWhere(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     set.removeAll { $0 % 3 == 0 }
     set._checkInvariants()
-    #expect(set.elements == Array(0 ..< size).filter { $0 % 3 != 0 })
+    #expect(set.elements == Array(0..<size).filter { $0 % 3 != 0 })
   }
 
   @Test("remove(atOffsets:) removes each listed offset once")
@@ -170,20 +171,20 @@ struct OrderedSetTests {
 
   @Test("reserveCapacity keeps the elements and look-ups", arguments: [0, 10, 40])
   func reserveCapacity(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     set.reserveCapacity(500)
     set._checkInvariants()
-    #expect(set.elements == Array(0 ..< size))
-    set.append(contentsOf: size ..< 400)
+    #expect(set.elements == Array(0..<size))
+    set.append(contentsOf: size..<400)
     set._checkInvariants()
     #expect(set.firstIndex(of: 399) == 399)
   }
 
   @Test("elements returns the members in order, sharing storage")
   func elementsSharesStorage() {
-    let set = OrderedSet(0 ..< 50)
+    let set = OrderedSet(0..<50)
     let elements = set.elements
-    #expect(elements == Array(0 ..< 50))
+    #expect(elements == Array(0..<50))
     #expect(elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } == set._storageIdentity)
   }
 
@@ -192,7 +193,7 @@ struct OrderedSetTests {
     let set: OrderedSet = [10, 20, 30]
     #expect(set.startIndex == 0)
     #expect(set.endIndex == 3)
-    #expect(set.indices == 0 ..< 3)
+    #expect(set.indices == 0..<3)
     #expect(set[1] == 20)
     #expect(set.index(after: 1) == 2)
     #expect(set.index(before: 1) == 0)
@@ -207,11 +208,11 @@ struct OrderedSetTests {
 struct OrderedSetReorderingTests {
   @Test("swapAt exchanges two elements and keeps look-ups right", arguments: [5, 100])
   func swapAt(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     set.swapAt(1, size - 1)
     set.swapAt(2, 2)
     set._checkInvariants()
-    var expected = Array(0 ..< size)
+    var expected = Array(0..<size)
     expected.swapAt(1, size - 1)
     #expect(set.elements == expected)
     #expect(set.firstIndex(of: size - 1) == 1)
@@ -219,13 +220,13 @@ struct OrderedSetReorderingTests {
 
   @Test("sort(by:) and sort() order the elements and keep look-ups right", arguments: [5, 100])
   func sort(size: Int) {
-    var set = OrderedSet((0 ..< size).reversed())
+    var set = OrderedSet((0..<size).reversed())
     set.sort()
     set._checkInvariants()
-    #expect(set.elements == Array(0 ..< size))
+    #expect(set.elements == Array(0..<size))
     set.sort(by: >)
     set._checkInvariants()
-    #expect(set.elements == Array((0 ..< size).reversed()))
+    #expect(set.elements == Array((0..<size).reversed()))
   }
 
   @Test("move(fromOffsets:toOffset:) follows SwiftUI's onMove semantics")
@@ -245,10 +246,10 @@ struct OrderedSetReorderingTests {
   @Test("move(from:to:) puts the element at the destination index", arguments: [5, 100])
   func moveFromTo(size: Int) {
     for (source, destination) in [(0, 3), (3, 0), (1, size - 1), (size - 1, 1), (2, 2)] {
-      var set = OrderedSet(0 ..< size)
+      var set = OrderedSet(0..<size)
       set.move(from: source, to: destination)
       set._checkInvariants()
-      var expected = Array(0 ..< size)
+      var expected = Array(0..<size)
       expected.insert(expected.remove(at: source), at: destination)
       #expect(set.elements == expected)
     }
@@ -256,10 +257,10 @@ struct OrderedSetReorderingTests {
 
   @Test("reverse() reverses the order and keeps look-ups right", arguments: [0, 1, 5, 100])
   func reverse(size: Int) {
-    var set = OrderedSet(0 ..< size)
+    var set = OrderedSet(0..<size)
     set.reverse()
     set._checkInvariants()
-    #expect(set.elements == Array((0 ..< size).reversed()))
+    #expect(set.elements == Array((0..<size).reversed()))
   }
 
   @Test("a long random sequence of operations matches an array model", arguments: [1, 2, 3])
@@ -267,10 +268,10 @@ struct OrderedSetReorderingTests {
     var random = SplitMix64(state: seed)
     var set = OrderedSet<Int>()
     var model: [Int] = []
-    for step in 0 ..< 3_000 {
-      let value = Int.random(in: 0 ..< 200, using: &random)
-      switch Int.random(in: 0 ..< 10, using: &random) {
-      case 0 ... 3:
+    for step in 0..<3_000 {
+      let value = Int.random(in: 0..<200, using: &random)
+      switch Int.random(in: 0..<10, using: &random) {
+      case 0...3:
         let result = set.append(value)
         if let offset = model.firstIndex(of: value) {
           #expect(result == (false, offset))
@@ -279,7 +280,7 @@ struct OrderedSetReorderingTests {
           #expect(result == (true, model.count - 1))
         }
       case 4:
-        let position = Int.random(in: 0 ... model.count, using: &random)
+        let position = Int.random(in: 0...model.count, using: &random)
         if !model.contains(value) { model.insert(value, at: position) }
         set.insert(value, at: position)
       case 5, 6:
@@ -289,7 +290,9 @@ struct OrderedSetReorderingTests {
         model.swapAt(i, j)
         set.swapAt(i, j)
       case 8 where !model.isEmpty:
-        let (source, destination) = (Int.random(in: model.indices, using: &random), Int.random(in: model.indices, using: &random))
+        let (source, destination) = (
+          Int.random(in: model.indices, using: &random), Int.random(in: model.indices, using: &random)
+        )
         model.insert(model.remove(at: source), at: destination)
         set.move(from: source, to: destination)
       default:
@@ -317,7 +320,7 @@ struct OrderedSetConformanceTests {
   @Test("sets sharing storage compare equal without comparing any element")
   func equalityFastPath() {
     let counter = EqualityCounter()
-    let set = OrderedSet((0 ..< 100).map { Counted(id: $0, counter: counter) })
+    let set = OrderedSet((0..<100).map { Counted(id: $0, counter: counter) })
     let copy = set
     let before = counter.count
     #expect(copy == set)

@@ -26,7 +26,9 @@ struct DifferentialFuzzTests {
     return total
   }
 
-  @Test("renders never miss an update, never re-run for nothing, never run twice per transaction, never run through invalid stores")
+  @Test(
+    "renders never miss an update, never re-run for nothing, never run twice per transaction, never run through invalid stores"
+  )
   func fixedBudget() {
     let baseSeed = environment("OBSERVANT_FUZZ_SEED").flatMap(UInt64.init) ?? 20_261_123
     let budget = environment("OBSERVANT_FUZZ_TRANSACTIONS").flatMap(Int.init) ?? 20_000
@@ -42,14 +44,26 @@ struct DifferentialFuzzTests {
 
   /// Seeds that once found a bug, replayed on every run (each with what it found).
   nonisolated static let regressionSeeds: [(seed: UInt64, mode: FuzzMode, found: String)] = [
-    (1_444_715_973, .plain, "a render re-ran although nothing it read changed, after renew() and a remove-all / re-assign of the same rows"),
-    (202_821_723, .plain, "a missed update: a snapshot restored twice took back the snapshot's stamps, orphaning what readers read"),
+    (
+      1_444_715_973, .plain,
+      "a render re-ran although nothing it read changed, after renew() and a remove-all / re-assign of the same rows"
+    ),
+    (
+      202_821_723, .plain,
+      "a missed update: a snapshot restored twice took back the snapshot's stamps, orphaning what readers read"
+    ),
     (526_128_576, .store, "a missed update: a draft saved over a row whose rows had changed structure"),
-    (2_491_023_006, .plain, "a missed update: a slot back at its identity, but another copy of it, taken for a set-back"),
+    (
+      2_491_023_006, .plain,
+      "a missed update: a slot back at its identity, but another copy of it, taken for a set-back"
+    ),
     (896_917_114, .store, "a missed update: the same, through a store"),
     (3_073_523_142, .plain, "a redundant run: an enum payload restored through a chain of equal copies"),
     (415_011_043, .plain, "a redundant run: rows changed in place and reassigned in one transaction (documented)"),
-    (31_717_884, .plain, "a missed update: a fixed enum slot restored to the same identity kept its stamp without an alias"),
+    (
+      31_717_884, .plain,
+      "a missed update: a fixed enum slot restored to the same identity kept its stamp without an alias"
+    ),
     (155_120_695, .store, "a missed update: the same, through a store"),
     (1_199_526_695, .plain, "a missed update: the same, nested enum payloads"),
     (27_478_187, .store, "a redundant run: a slot replaced in place and assigned back through its setter"),

@@ -80,10 +80,12 @@ struct FuzzTransaction: CustomStringConvertible {
       let body = mutations.map(\.description).joined(separator: "; ")
       return target.isEmpty ? body : "via store at \(describe(target)): \(body)"
     case .takeDraft(let path, let slot): return "draft[\(slot)] = copy of \(describe(path))"
-    case .editDraft(let slot, let delta, let label): return "draft[\(slot)].value += \(delta); .label = \"\(label)\" (outside the state)"
+    case .editDraft(let slot, let delta, let label):
+      return "draft[\(slot)].value += \(delta); .label = \"\(label)\" (outside the state)"
     case .saveDraft(let slot): return "save draft[\(slot)] back at its path"
     case .snapshot(let slot): return "snapshot[\(slot)] = copy of root"
-    case .restore(let slot, let inPlace): return inPlace ? "restore snapshot[\(slot)] in place" : "root = snapshot[\(slot)]"
+    case .restore(let slot, let inPlace):
+      return inPlace ? "restore snapshot[\(slot)] in place" : "root = snapshot[\(slot)]"
     }
   }
 }
@@ -382,7 +384,8 @@ private final class World {
       }
       if runs > 0, !old.valid {
         if strictInvalidStores {
-          return Problem(kind: .ranThroughInvalidStore, render: render.spec.description, expected: "no run", shown: "\(runs) run")
+          return Problem(
+            kind: .ranThroughInvalidStore, render: render.spec.description, expected: "no run", shown: "\(runs) run")
         }
         statistics.runsThroughInvalidStores += 1
       }
@@ -395,12 +398,17 @@ private final class World {
       if runs > 0 && render.shown == old.shown {
         // One value in two slots: a write through one copy reaches the readers of the other once.
         let shared = sharedBefore.union(sharedIdentities())
-        let readShared = shared.contains { id in render.shown.contains { $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),") } }
+        let readShared = shared.contains { id in
+          render.shown.contains {
+            $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),")
+          }
+        }
         // Copies of the initial elements always exist here: a store keeps copies of what its
         // scoped stores showed, and in plain mode the world's store still holds the initial state.
         // (`CopyTests` checks the case without copies.)
         let copiesExist = true
-        let plainElementWithCopies = copiesExist && transaction.mutations.contains(where: \.writesPlainCollectionElement)
+        let plainElementWithCopies =
+          copiesExist && transaction.mutations.contains(where: \.writesPlainCollectionElement)
         if transaction.writesThroughCopy || readShared || plainElementWithCopies {
           statistics.documentedCopyRuns += 1
           continue
@@ -409,16 +417,19 @@ private final class World {
         // rebuilt one in the same transaction cannot be recognized as set back (documented:
         // Identity rules, "Copies").
         let mixedRows =
-          transaction.mutations.contains(where: \.changesRowsInPlace) && transaction.mutations.contains(where: \.assignsRows)
+          transaction.mutations.contains(where: \.changesRowsInPlace)
+          && transaction.mutations.contains(where: \.assignsRows)
         let movedAndRestored =
-          transaction.mutations.contains(where: \.movesPinned) && transaction.mutations.contains(where: \.restoresPinnedFromCopy)
+          transaction.mutations.contains(where: \.movesPinned)
+          && transaction.mutations.contains(where: \.restoresPinnedFromCopy)
         if transaction.replacesInPlace || (mode == .store && storeReplacesRoot) || mixedRows || movedAndRestored {
           statistics.documentedReplacementRuns += 1
           continue
         }
         if strictRedundancy {
           let causes = render.reaction.map { Self.recordsCauses ? " (causes: \($0.lastRunCauses))" : "" } ?? ""
-          return Problem(kind: .redundantRun, render: render.spec.description, expected: "no run", shown: "\(runs) run\(causes)")
+          return Problem(
+            kind: .redundantRun, render: render.spec.description, expected: "no run", shown: "\(runs) run\(causes)")
         }
         statistics.redundantRuns += 1
         if statistics.redundantExamples.count < 12 {

@@ -75,8 +75,10 @@ enum Mutation: CustomStringConvertible {
     case .appendPlain(let p, let id): "\(describe(p)).plains.append(Plain(id: \(id)))"
     case .plainInPlace(let p, let id, let d): "\(describe(p)).plains[id: \(id)]?.number += \(d)"
     case .renew(let p): "\(describe(p)).renew() (self = Node(...))"
-    case .scratchCopy(let p, let id): "\(describe(p)).rows[id: \(id)]?.value += 1; var c = that row; c.value -= 1 (c dropped)"
-    case .scratchAssignBack(let p, let id): "var c = \(describe(p)).rows[id: \(id)]!; c.value += 5; c.value -= 5; assign back"
+    case .scratchCopy(let p, let id):
+      "\(describe(p)).rows[id: \(id)]?.value += 1; var c = that row; c.value -= 1 (c dropped)"
+    case .scratchAssignBack(let p, let id):
+      "var c = \(describe(p)).rows[id: \(id)]!; c.value += 5; c.value -= 5; assign back"
     case .copyMutateAssignLeaf(let p): "var leaf = \(describe(p)).pinned; leaf.value += 1; assign back"
     case .copyPinnedToSpare(let p): "\(describe(p)).spare = .pinned (one value in two slots)"
     case .spareIncrement(let p): "\(describe(p)).spare.value += 1"

@@ -3,7 +3,8 @@ import ObservantStore
 
 /// What a render reads at the end of its path.
 enum Terminal: CaseIterable {
-  case value, label, rowsCount, rowIDs, firstRowValue, plains, slot, choice, pinned, spare, leaf, items, firstItem, tableEntry
+  case value, label, rowsCount, rowIDs, firstRowValue, plains, slot, choice, pinned, spare, leaf, items, firstItem,
+    tableEntry
 }
 
 /// A random render: a path from the root, then one read, or a conditional read (the node's
@@ -73,7 +74,8 @@ func read(_ terminal: Terminal, of node: Node) -> String {
     return identities + " first=\(first.value)"
   case .tableEntry:
     let table = node.table
-    let identities = "table=" + table.keys.sorted().map { "\($0)#\(table[$0]!.observableStateID.rawValue)" }.joined(separator: ",")
+    let identities =
+      "table=" + table.keys.sorted().map { "\($0)#\(table[$0]!.observableStateID.rawValue)" }.joined(separator: ",")
     guard let entry = table[1] else { return identities + " [1]=nil" }
     return identities + " [1]=\(entry.value)"
   }

@@ -28,7 +28,10 @@ struct DisposalTests {
     #expect(tree.runCount(of: "Footer") == 0)
     #expect(panel.trackingRegistrar.observerEntryCount == 1)  // only Screen's read of showsDetail
 
-    #expect(tree.step("edit hidden") { panel.detail = "x"; panel.count = 5 }.runs.isEmpty)
+    #expect(
+      tree.step("edit hidden") {
+        panel.detail = "x"; panel.count = 5
+      }.runs.isEmpty)
   }
 
   @Test("declaring a disposed key again creates a fresh child")

@@ -38,8 +38,14 @@ struct InputTests {
   func changedInputAndDependency() {
     let panel = Panel()
     let tree = makeTree(panel)
-    #expect(tree.step { panel.detail = "a"; panel.count = 1 }.runs == ["Parent", "Badge"])
-    #expect(tree.step { panel.count = 2; panel.detail = "b" }.runs == ["Parent", "Badge"])
+    #expect(
+      tree.step {
+        panel.detail = "a"; panel.count = 1
+      }.runs == ["Parent", "Badge"])
+    #expect(
+      tree.step {
+        panel.count = 2; panel.detail = "b"
+      }.runs == ["Parent", "Badge"])
     #expect(tree.output(of: "Badge") == "2 b")
     #expect(tree.runCount(of: "Badge") == 3)
   }
@@ -78,7 +84,9 @@ struct InputTests {
   // The rule tracked fields use: an `ObservableState` value is unchanged exactly when it has the
   // same identity. Its field edits reach readers through its own registrar, so the parent need
   // not pass them on; a new value has a registrar nobody subscribed to, so the child must re-run.
-  @Test("an observable-state input is compared by identity: an edited copy does not re-run the child, a new equal value does")
+  @Test(
+    "an observable-state input is compared by identity: an edited copy does not re-run the child, a new equal value does"
+  )
   func observableStateInput() {
     let model = ListModel(rowIDs: 1...2)
     let tree = RenderTree("Screen") { screen in
@@ -111,7 +119,8 @@ struct InputTests {
     #expect(tree.output(of: "Item[3]") == "renamed")
   }
 
-  @Test("a forEach over non-Equatable elements keeps children while their keys stay, with an explicit id or Identifiable")
+  @Test(
+    "a forEach over non-Equatable elements keeps children while their keys stay, with an explicit id or Identifiable")
   func nonEquatableElements() {
     struct Label { var id: Int; var text: String }  // neither Equatable nor Identifiable
     struct Tag: Identifiable { var id: Int; var text: String }  // Identifiable, not Equatable

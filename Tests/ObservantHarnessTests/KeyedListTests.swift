@@ -133,12 +133,14 @@ struct HeaderTests {
 
   // `rows.count` reads the `rows` slot, which notifies on every structural change (a move
   // included) and never for a row's own fields, which the rows' registrars report.
-  @Test("a header reading rows.count re-runs on every structural change of rows, moves included, but not on element edits")
+  @Test(
+    "a header reading rows.count re-runs on every structural change of rows, moves included, but not on element edits")
   func rowsCount() {
     let model = ListModel(rowIDs: 1...3)
     let tree = makeScreen(model)
 
-    #expect(tree.step("append") { model.state.appendRow(Row(id: 4)) }.runs == ["Header", "CountBadge", "List", "Row[4]"])
+    #expect(
+      tree.step("append") { model.state.appendRow(Row(id: 4)) }.runs == ["Header", "CountBadge", "List", "Row[4]"])
     #expect(tree.step("remove") { model.state.removeRow(id: 1) }.runs == ["Header", "CountBadge", "List"])
     #expect(tree.step("edit") { model.state.rows[id: 2]!.count += 1 }.runs == ["Row[2]"])
     #expect(tree.step("move") { model.state.rows.move(from: 0, to: 2) }.runs == ["CountBadge", "List"])

@@ -38,7 +38,8 @@ struct NestedTreeTests {
     #expect(tree.liveNodeNames == ["Screen", "Section", "Item"])
   }
 
-  @Test("children created by a parent's run run right after it in declaration order; changed kept children run after them")
+  @Test(
+    "children created by a parent's run run right after it in declaration order; changed kept children run after them")
   func creationThenInvalidation() {
     let catalog = Catalog(ids: 1...3)
     let tree = RenderTree("List") { list in

@@ -19,7 +19,7 @@ struct WhyArticle {
     let row = Row(id: 1)
     let label = Reaction("Label", recordingCauses: true) { print(row.count) }
     row.count = 1
-    print(label.lastRunCauses.map(\.description))   // ["Row.count 0 -> 1"]
+    print(label.lastRunCauses.map(\.description))  // ["Row.count 0 -> 1"]
 
     #expect(label.lastRunCauses.map(\.description) == ["Row.count 0 -> 1"])
     #expect(label.runCount == 2)
@@ -31,7 +31,7 @@ struct WhyArticle {
       }
     }
     tree.step("bump") { rows[2].count += 1 }
-    print(tree.log.last!)   // Row[3].body x1 (Row.count 0 -> 1)
+    print(tree.log.last!)  // Row[3].body x1 (Row.count 0 -> 1)
 
     #expect(tree.log.last!.description == "Row[3].body x1 (Row.count 0 -> 1)")
     #expect(tree.log.description.hasSuffix("bump: Row[3].body x1 (Row.count 0 -> 1)"))

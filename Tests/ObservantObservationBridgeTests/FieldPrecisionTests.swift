@@ -19,7 +19,11 @@ struct FieldPrecisionTests {
     ObservationBridge.withBridgeForTesting {
       let profile = Profile()
       let firings = Firings()
-      let name = withObservationTracking { profile.name } onChange: { firings.onChange() }
+      let name = withObservationTracking {
+        profile.name
+      } onChange: {
+        firings.onChange()
+      }
       #expect(name == "Ada")
       profile.count += 1
       profile.state.title = "Other"
@@ -65,7 +69,9 @@ struct FieldPrecisionTests {
     }
   }
 
-  @Test("identity rules: a child replaced by an edited copy of itself fires only the fields that differ; a new child fires its slot")
+  @Test(
+    "identity rules: a child replaced by an edited copy of itself fires only the fields that differ; a new child fires its slot"
+  )
   func identityRules() {
     ObservationBridge.withBridgeForTesting {
       let profile = Profile()
@@ -131,7 +137,9 @@ struct FieldPrecisionTests {
         let count = profile.state.child.count
         profile.state.child.count += 1
         return count
-      } onChange: { firings.onChange() }
+      } onChange: {
+        firings.onChange()
+      }
       #expect(read == 0 && firings.value == 0)
       var copy = profile.state.child
       copy.count = 10  // a copy's write: heard too (the watcher it installed on hears every write)
@@ -147,7 +155,11 @@ struct FieldPrecisionTests {
     ObservationBridge.withBridgeForTesting {
       let profile = Profile()
       let seen = Seen()
-      _ = withObservationTracking { profile.count } onChange: { [seen] in seen.record(profile.count) }
+      _ = withObservationTracking {
+        profile.count
+      } onChange: { [seen] in
+        seen.record(profile.count)
+      }
       transaction {
         profile.count = 1
         profile.count = 2
@@ -194,7 +206,9 @@ struct FieldPrecisionTests {
       var reaction: Reaction?
       withObservationTracking {
         reaction = Reaction { _ = profile.count }
-      } onChange: { inReaction.onChange() }
+      } onChange: {
+        inReaction.onChange()
+      }
       #expect(profile.trackingRegistrar.observerEntryCount == 1)  // the reaction's
       profile.name = "Grace"
       profile.count += 1
@@ -208,13 +222,19 @@ struct FieldPrecisionTests {
     ObservationBridge.withBridgeForTesting {
       let profile = Profile()
       for _ in 0..<100 {
-        _ = withObservationTracking { (profile.name, profile.count) } onChange: {}
+        _ = withObservationTracking {
+          (profile.name, profile.count)
+        } onChange: {
+        }
         _ = profile.name
       }
       #expect(profile.trackingRegistrar.observerEntryCount == 2)
       let state = profile.state
       for round in 0..<100 {
-        _ = withObservationTracking { profile.state.child.count } onChange: {}
+        _ = withObservationTracking {
+          profile.state.child.count
+        } onChange: {
+        }
         profile.state.child.count = round + 1
       }
       // The slot `state` of the class, and the current state of `child` and of its `count`.

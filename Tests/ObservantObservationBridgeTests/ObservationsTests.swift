@@ -13,7 +13,9 @@ import Testing
 @MainActor
 @Suite("Observation bridge: Observations")
 struct ObservationsTests {
-  @Test("yields the current value, then one value per transaction that changed what it read; equal writes, other fields and set-back transactions yield nothing")
+  @Test(
+    "yields the current value, then one value per transaction that changed what it read; equal writes, other fields and set-back transactions yield nothing"
+  )
   func exactSequence() async {
     guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
     await ObservationBridge.withBridgeForTesting {

@@ -19,13 +19,21 @@ struct ProcessWideTests {
       let profile = Profile()
       let onThreads = Firings()
       DispatchQueue.concurrentPerform(iterations: 2) { _ in
-        withObservationTracking { _ = profile.name } onChange: { onThreads.onChange() }
+        withObservationTracking {
+          _ = profile.name
+        } onChange: {
+          onThreads.onChange()
+        }
       }
       profile.name = "Grace"
       precondition(onThreads.value == 2, "fired \(onThreads.value) times, expected 2")
       ObservationBridge.isEnabled = false
       let off = Firings()
-      withObservationTracking { _ = profile.count } onChange: { off.onChange() }
+      withObservationTracking {
+        _ = profile.count
+      } onChange: {
+        off.onChange()
+      }
       profile.count += 1
       precondition(off.value == 0, "a read made while the bridge is off was reported")
       precondition(profile.trackingRegistrar.observerEntryCount == 1, "the name's watcher stays with its object")
@@ -46,7 +54,8 @@ struct ProcessWideTests {
         withObservationTracking {
           _ = profile.name
           _ = profile.state.child.count
-        } onChange: {}
+        } onChange: {
+        }
         if step % 2 == 0 { profile.state.child.count += 1 } else { profile.name = "\(step % 7)" }
       }
       for step in 0..<2_000 { cycle(step) }
@@ -71,4 +80,3 @@ struct ProcessWideTests {
     if let growth = report["heapGrowth"] { #expect(growth < Self.heapGrowthBound, "heap grew by \(growth) bytes") }
   }
 }
-

@@ -37,9 +37,13 @@ private struct DecodedRow: Identifiable, Codable, Equatable {
 @MainActor
 @Suite("Bad input")
 struct BadInputTests {
-  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics) {
+  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics)
+  {
     let diagnostics = StoreDiagnostics(printing: false)
-    return (Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics), diagnostics)
+    return (
+      Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics),
+      diagnostics
+    )
   }
 
   // MARK: Duplicate ids
@@ -47,7 +51,9 @@ struct BadInputTests {
   @Test("duplicate ids, keeping the first: the first element of each id stays, with its state and identity")
   func duplicateIDsKeepFirst() {
     let first = RowFeature.State(id: 1, count: 5)
-    let rows = IdentifiedArray(keepingFirstOf: [first, RowFeature.State(id: 2, count: 2), RowFeature.State(id: 1, count: 7)])
+    let rows = IdentifiedArray(keepingFirstOf: [
+      first, RowFeature.State(id: 2, count: 2), RowFeature.State(id: 1, count: 7),
+    ])
     #expect(rows.ids.elements == [1, 2])
     #expect(rows[id: 1]?.count == 5)
     #expect(rows[id: 1]?.observableStateID == first.observableStateID)
@@ -65,7 +71,8 @@ struct BadInputTests {
   @Test("duplicate ids, merging: duplicates merge into the first element's position, keeping its identity")
   func duplicateIDsMerge() {
     let first = RowFeature.State(id: 1, count: 5)
-    let rows = IdentifiedArray([first, RowFeature.State(id: 2, count: 2), RowFeature.State(id: 1, count: 7)]) { kept, duplicate in
+    let rows = IdentifiedArray([first, RowFeature.State(id: 2, count: 2), RowFeature.State(id: 1, count: 7)]) {
+      kept, duplicate in
       var merged = kept
       merged.count += duplicate.count
       return merged
@@ -97,7 +104,8 @@ struct BadInputTests {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       await MainActor.run {
         // A reducer that writes a row with another id at position 0 (documented as a precondition).
-        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1, 2])) { state, _ in
+        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1, 2])) {
+          state, _ in
           state.rows[0] = RowFeature.State(id: 9)
           return .none
         }
@@ -121,7 +129,8 @@ struct BadInputTests {
 
   // MARK: Stale stores and kept roots
 
-  @Test("a send to a stale store is dropped and reported with a message naming the action and the store; no state changes")
+  @Test(
+    "a send to a stale store is dropped and reported with a message naming the action and the store; no state changes")
   func sendToStaleStore() {
     let (store, diagnostics) = listStore(1...3)
     let row2 = store.scope(state: \.rows, action: ListFeature.Action.row)[1]
@@ -170,7 +179,8 @@ struct BadInputTests {
     var row: Store<RowFeature.State, RowFeature.Action>?
     weak var root: Store<ListFeature.State, ListFeature.Action>?
     do {
-      let store = Store(initialState: ListFeature.State(rows: [1, 2]), reducer: ListFeature.reduce, diagnostics: diagnostics)
+      let store = Store(
+        initialState: ListFeature.State(rows: [1, 2]), reducer: ListFeature.reduce, diagnostics: diagnostics)
       root = store
       row = store.scope(state: \.rows, action: ListFeature.Action.row)[1]
       row?.send(.increment)
@@ -240,7 +250,8 @@ struct BadInputTests {
     let box = StoreBox()
     var processed: [ListFeature.Action] = []
     var countsSeenByReducer: [Int] = []
-    let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) { state, action in
+    let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) {
+      state, action in
       processed.append(action)
       countsSeenByReducer.append(state.rows.count)
       if action == .add(2) {
@@ -285,7 +296,9 @@ struct BadInputTests {
 
   // MARK: Runaway loops
 
-  @Test("a runaway reaction loop stops with a diagnostic naming the reactions; state stays consistent and a later change re-runs normally")
+  @Test(
+    "a runaway reaction loop stops with a diagnostic naming the reactions; state stays consistent and a later change re-runs normally"
+  )
   func runawayReactionLoop() {
     let gauge = Gauge()
     var ping: Reaction?
@@ -356,11 +369,13 @@ struct BadInputTests {
         return state.count < target ? .send(.increment) : .none
       }
     }
-    let short = Store(initialState: CounterFeature.State(), reducer: chain(to: 10), diagnostics: diagnostics, maximumActionsPerSend: 10)
+    let short = Store(
+      initialState: CounterFeature.State(), reducer: chain(to: 10), diagnostics: diagnostics, maximumActionsPerSend: 10)
     short.send(.increment)
     #expect(short.count == 10)
     #expect(diagnostics.all.isEmpty)
-    let long = Store(initialState: CounterFeature.State(), reducer: chain(to: 50), diagnostics: diagnostics, maximumActionsPerSend: 10)
+    let long = Store(
+      initialState: CounterFeature.State(), reducer: chain(to: 50), diagnostics: diagnostics, maximumActionsPerSend: 10)
     long.send(.increment)
     #expect(long.count == 10)
     #expect(diagnostics.count(of: .runawayActions) == 1)
@@ -430,7 +445,9 @@ struct BadInputTests {
     #expect(gauge.level == 5)
   }
 
-  @Test("mutation from a reaction of the state it reads that never settles stops with a runaway diagnostic; a later change re-runs it normally")
+  @Test(
+    "mutation from a reaction of the state it reads that never settles stops with a runaway diagnostic; a later change re-runs it normally"
+  )
   func reactionWritingWhatItReadsRunsAway() {
     let gauge = Gauge()
     var counter: Reaction?

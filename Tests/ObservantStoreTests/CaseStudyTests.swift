@@ -13,7 +13,8 @@ struct CaseStudyTests {
     -> (Store<ListFeature.State, ListFeature.Action>, RenderTree, StoreDiagnostics)
   {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics)
+    let store = Store(
+      initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics)
     let tree = RenderTree("List") { list in
       let rows = store.scope(state: \.rows, action: ListFeature.Action.row)
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
@@ -28,7 +29,9 @@ struct CaseStudyTests {
   @Test("identified list: the initial render runs the list and each row once")
   func initialRender() {
     let (_, tree, _) = identifiedList(rows: 1...5)
-    #expect(tree.log.description == "initial: List.body x1, Row[1].body x1, Row[2].body x1, Row[3].body x1, Row[4].body x1, Row[5].body x1")
+    #expect(
+      tree.log.description
+        == "initial: List.body x1, Row[1].body x1, Row[2].body x1, Row[3].body x1, Row[4].body x1, Row[5].body x1")
   }
 
   @Test("identified list: adding a row runs the list and only the new row")
@@ -90,7 +93,8 @@ struct CaseStudyTests {
   @Test("UIKit list: a deleted row's cell is harmless, and the reused cell shows the new item")
   func uikitCells() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: ListFeature.State(rows: 1...3), reducer: ListFeature.reduce, diagnostics: diagnostics)
+    let store = Store(
+      initialState: ListFeature.State(rows: 1...3), reducer: ListFeature.reduce, diagnostics: diagnostics)
     let pool = CellPool("Cell")
     func bind(_ row: Store<RowFeature.State, RowFeature.Action>) -> Cell {
       pool.dequeue(for: withoutTracking { row.state.id }) { "Row \(withoutTracking { row.state.id }): \(row.count)" }

@@ -6,13 +6,17 @@ import Testing
 @Suite("Commit cost")
 struct CommitCostTests {
   /// A list with `count` rows and a cached store for every row.
-  private func liveRows(_ count: Int) -> (Store<ListFeature.State, ListFeature.Action>, [Store<RowFeature.State, RowFeature.Action>]) {
+  private func liveRows(_ count: Int) -> (
+    Store<ListFeature.State, ListFeature.Action>, [Store<RowFeature.State, RowFeature.Action>]
+  ) {
     let store = Store(initialState: ListFeature.State(rows: 0..<count), reducer: ListFeature.reduce)
     let rows = store.scope(state: \.rows, action: ListFeature.Action.row)
     return (store, rows.map { $0 })
   }
 
-  @Test("a row mutation examines no store, whether 10, 1,000 or 100,000 row stores are live", arguments: [10, 1_000, 100_000])
+  @Test(
+    "a row mutation examines no store, whether 10, 1,000 or 100,000 row stores are live",
+    arguments: [10, 1_000, 100_000])
   func rowMutation(liveStores: Int) {
     let (store, rows) = liveRows(liveStores)
     store.send(.row(id: liveStores / 2, action: .increment))

@@ -65,10 +65,13 @@ struct ScopeCaseTests {
     #expect(first.isValid && second.isValid)
   }
 
-  @Test("enum destination: switching to the same payload under another case invalidates the old case's store and makes a new one")
+  @Test(
+    "enum destination: switching to the same payload under another case invalidates the old case's store and makes a new one"
+  )
   func enumDestination() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: DestinationFeature.State(), reducer: DestinationFeature.reduce, diagnostics: diagnostics)
+    let store = Store(
+      initialState: DestinationFeature.State(), reducer: DestinationFeature.reduce, diagnostics: diagnostics)
     #expect(store.scope(state: \.destination?.detail, action: DestinationFeature.Action.detail) == nil)
     store.send(.showDetail)
     let detail = store.scope(state: \.destination?.detail, action: DestinationFeature.Action.detail)!

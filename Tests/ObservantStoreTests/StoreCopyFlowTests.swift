@@ -12,17 +12,20 @@ enum EditorFeature {
     var registrar = StateRegistrar<Self>()
     private var _rows = StateField<IdentifiedArrayOf<RowFeature.State>>([])
     var rows: IdentifiedArrayOf<RowFeature.State> {
-      get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+      get { registrar.read(_rows) }
+      set { registrar.write(&_rows, newValue) }
       _modify { yield &self[tracking: \._rows] }
     }
     private var _draft = StateField<RowFeature.State?>(nil)
     var draft: RowFeature.State? {
-      get { registrar.read(_draft) } set { registrar.write(&_draft, newValue) }
+      get { registrar.read(_draft) }
+      set { registrar.write(&_draft, newValue) }
       _modify { yield &self[tracking: \._draft] }
     }
     private var _child = StateField(CounterFeature.State())
     var child: CounterFeature.State {
-      get { registrar.read(_child) } set { registrar.write(&_child, newValue) }
+      get { registrar.read(_child) }
+      set { registrar.write(&_child, newValue) }
       _modify { yield &self[tracking: \._child] }
     }
     init(rows: some Sequence<Int>) {
@@ -100,10 +103,12 @@ enum EditorFeature {
 @Suite("Store: copies of state, rendered")
 struct StoreCopyFlowTests {
   /// A list of row bodies, a child body, and a draft body (`Draft` shows the draft's count).
-  private func editor(rows: ClosedRange<Int> = 1...3) -> (Store<EditorFeature.State, EditorFeature.Action>, RenderTree) {
+  private func editor(rows: ClosedRange<Int> = 1...3) -> (Store<EditorFeature.State, EditorFeature.Action>, RenderTree)
+  {
     let store = Store(initialState: EditorFeature.State(rows: rows), reducer: EditorFeature.reduce)
     let tree = RenderTree("Editor") { editor in
-      editor.forEach(store.scope(state: \.rows, action: EditorFeature.Action.row), name: { "Row[\($0.id)]" }) { row, context in
+      editor.forEach(store.scope(state: \.rows, action: EditorFeature.Action.row), name: { "Row[\($0.id)]" }) {
+        row, context in
         context.text("\(row.count)")
       }
       editor.child("Child") { child in
@@ -118,12 +123,14 @@ struct StoreCopyFlowTests {
 
   /// Every row body shows the state's count for its row.
   private func expectRowsCurrent(
-    _ store: Store<EditorFeature.State, EditorFeature.Action>, _ tree: RenderTree, sourceLocation: SourceLocation = #_sourceLocation
+    _ store: Store<EditorFeature.State, EditorFeature.Action>, _ tree: RenderTree,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) {
     for row in withoutTracking({ store.state.rows }) {
       #expect(tree.output(of: "Row[\(row.id)]") == "\(row.count)", "Row[\(row.id)]", sourceLocation: sourceLocation)
     }
-    #expect(tree.output(of: "Child") == "\(withoutTracking { store.state.child.count })", sourceLocation: sourceLocation)
+    #expect(
+      tree.output(of: "Child") == "\(withoutTracking { store.state.child.count })", sourceLocation: sourceLocation)
   }
 
   @Test("copy-mutate-assign of a row in a reducer re-runs that row once and shows the new value")
@@ -247,7 +254,9 @@ struct StoreCopyFlowTests {
     #expect(tree.output(of: "Row[2]") == "1")
   }
 
-  @Test("undo with rows = savedRows after a row was added and another changed: the changed row re-runs and shows its restored value")
+  @Test(
+    "undo with rows = savedRows after a row was added and another changed: the changed row re-runs and shows its restored value"
+  )
   func undoRowsAcrossAnAppend() {
     // The arrays differ in structure, so the rows slot's readers hear it; a row store's body does
     // not read the slot, and must hear that its row's count went back (a missed update found by

@@ -89,9 +89,12 @@ enum StoreCycles {
     var report = measureCycles(diagnostics: diagnostics) { number, tally in
       store.send(.add(batchID))
       let rows = store.scope(state: \.rows, action: ListFeature.Action.row)
-      var scoped: [(row: Store<RowFeature.State, RowFeature.Action>, child: Store<CounterFeature.State, CounterFeature.Action>)] = []
+      var scoped:
+        [(row: Store<RowFeature.State, RowFeature.Action>, child: Store<CounterFeature.State, CounterFeature.Action>)] =
+          []
       for id in batchID..<batchID + batch {
-        guard let row = rows.store(id: id), let child = row.scope(state: \.child, action: RowFeature.Action.child) else { continue }
+        guard let row = rows.store(id: id), let child = row.scope(state: \.child, action: RowFeature.Action.child)
+        else { continue }
         if row.isValid && child.isValid { tally.freshAndValid += 1 }
         scoped.append((row, child))
       }
@@ -141,7 +144,9 @@ struct StoreLeakTests {
   /// bytes per cycle.
   static let heapGrowthBound = 20_000
 
-  @Test("no leaks after 100,000 row cycles (add, scope the row and a child store under it, remove): stores deallocated, cache forgets, heap flat")
+  @Test(
+    "no leaks after 100,000 row cycles (add, scope the row and a child store under it, remove): stores deallocated, cache forgets, heap flat"
+  )
   func rowScopeInvalidateCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       await MainActor.run { StoreCycles.rowCycles() }.print()
@@ -164,7 +169,9 @@ struct StoreLeakTests {
     if let growth = report["heapGrowth"] { #expect(growth < Self.heapGrowthBound, "heap grew by \(growth) bytes") }
   }
 
-  @Test("no leaks after 100,000 optional child cycles (present, scope the child's store, dismiss): stores deallocated, heap flat")
+  @Test(
+    "no leaks after 100,000 optional child cycles (present, scope the child's store, dismiss): stores deallocated, heap flat"
+  )
   func optionalChildCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       await MainActor.run { StoreCycles.optionalChildCycles() }.print()
@@ -188,7 +195,8 @@ struct StoreLeakTests {
   @Test("an invalid row store is deallocated once nothing holds it, and its id's next store is a new, valid one")
   func invalidStoreIsReleased() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: ListFeature.State(rows: [1, 2]), reducer: ListFeature.reduce, diagnostics: diagnostics)
+    let store = Store(
+      initialState: ListFeature.State(rows: [1, 2]), reducer: ListFeature.reduce, diagnostics: diagnostics)
     weak var weakRow: Store<RowFeature.State, RowFeature.Action>?
     do {
       let row = store.scope(state: \.rows, action: ListFeature.Action.row)[1]

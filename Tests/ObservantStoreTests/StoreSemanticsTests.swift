@@ -58,12 +58,14 @@ enum CardsFeature {
     let id: Int
     private var _front = StateField(CounterFeature.State())
     var front: CounterFeature.State {
-      get { registrar.read(_front) } set { registrar.write(&_front, newValue) }
+      get { registrar.read(_front) }
+      set { registrar.write(&_front, newValue) }
       _modify { yield &self[tracking: \._front] }
     }
     private var _notes = StateField<IdentifiedArrayOf<RowFeature.State>>([])
     var notes: IdentifiedArrayOf<RowFeature.State> {
-      get { registrar.read(_notes) } set { registrar.write(&_notes, newValue) }
+      get { registrar.read(_notes) }
+      set { registrar.write(&_notes, newValue) }
       _modify { yield &self[tracking: \._notes] }
     }
     init(id: Int) { self.id = id }
@@ -78,7 +80,8 @@ enum CardsFeature {
     var registrar = StateRegistrar<Self>()
     private var _cards = StateField<IdentifiedArrayOf<Card>>([])
     var cards: IdentifiedArrayOf<Card> {
-      get { registrar.read(_cards) } set { registrar.write(&_cards, newValue) }
+      get { registrar.read(_cards) }
+      set { registrar.write(&_cards, newValue) }
       _modify { yield &self[tracking: \._cards] }
     }
     init(cards: some Sequence<Int>) { _cards = StateField(IdentifiedArray(uniqueElements: cards.map { Card(id: $0) })) }
@@ -108,9 +111,13 @@ enum CardsFeature {
 @MainActor
 @Suite("Store semantics")
 struct StoreSemanticsTests {
-  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics) {
+  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics)
+  {
     let diagnostics = StoreDiagnostics(printing: false)
-    return (Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics), diagnostics)
+    return (
+      Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics),
+      diagnostics
+    )
   }
 
   // MARK: A scoped store keeps its parent alive
@@ -122,7 +129,8 @@ struct StoreSemanticsTests {
     weak var card: Store<CardsFeature.Card, CardsFeature.CardAction>?
     let front: Store<CounterFeature.State, CounterFeature.Action>
     do {
-      let store = Store(initialState: CardsFeature.State(cards: [1, 2]), reducer: CardsFeature.reduce, diagnostics: diagnostics)
+      let store = Store(
+        initialState: CardsFeature.State(cards: [1, 2]), reducer: CardsFeature.reduce, diagnostics: diagnostics)
       root = store
       let cardStore = store.scope(state: \.cards, action: CardsFeature.Action.card)[1]
       card = cardStore
@@ -177,7 +185,8 @@ struct StoreSemanticsTests {
 
   @Test("actions queued by .send effects and merges are committed in the send's round: readers re-run once")
   func effectChainRerunsOnce() {
-    let store = Store<CounterFeature.State, CounterFeature.Action>(initialState: CounterFeature.State()) { state, action in
+    let store = Store<CounterFeature.State, CounterFeature.Action>(initialState: CounterFeature.State()) {
+      state, action in
       _ = CounterFeature.reduce(&state, action)
       switch action {
       case .increment where state.count < 3: return .send(.increment)
@@ -219,7 +228,8 @@ struct StoreSemanticsTests {
   @Test("a burst of 10,000 synchronous actions is processed, and readers re-run once")
   func burstOfTenThousandActions() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let reducer: (inout CounterFeature.State, CounterFeature.Action) -> Effect<CounterFeature.Action> = { state, action in
+    let reducer: (inout CounterFeature.State, CounterFeature.Action) -> Effect<CounterFeature.Action> = {
+      state, action in
       _ = CounterFeature.reduce(&state, action)
       switch action {
       case .reset: return .merge((0..<10_000).map { _ in .send(.increment) })
@@ -261,7 +271,8 @@ struct StoreSemanticsTests {
   @Test("a store scoped from an invalid store is invalid, and its dropped sends name its own path")
   func scopeOfInvalidStore() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: CardsFeature.State(cards: [1, 2]), reducer: CardsFeature.reduce, diagnostics: diagnostics)
+    let store = Store(
+      initialState: CardsFeature.State(cards: [1, 2]), reducer: CardsFeature.reduce, diagnostics: diagnostics)
     let card = store.scope(state: \.cards, action: CardsFeature.Action.card)[1]
     store.send(.remove(2))
     #expect(!card.isValid)
@@ -311,7 +322,8 @@ struct StoreSemanticsTests {
     let (_, log) = recordAccesses { _ = rows[1].id }
     #expect(log.isEmpty)
     let tree = RenderTree("List") { list in
-      list.forEach(store.scope(state: \.rows, action: ListFeature.Action.row), name: { "Row[\($0.id)]" }) { row, context in
+      list.forEach(store.scope(state: \.rows, action: ListFeature.Action.row), name: { "Row[\($0.id)]" }) {
+        row, context in
         context.text("\(row.count)")
       }
     }
@@ -334,7 +346,8 @@ struct StoreSemanticsTests {
         let seen = Seen()
         withTracking({ _ = row.count }, onChange: { MainActor.assumeIsolated { seen.values.append(row.count) } })
         store.send(.row(id: 1, action: .increment))
-        withTracking({ _ = store.rows.count }, onChange: { MainActor.assumeIsolated { seen.values.append(store.rows.count) } })
+        withTracking(
+          { _ = store.rows.count }, onChange: { MainActor.assumeIsolated { seen.values.append(store.rows.count) } })
         store.send(.add(2))
         guard seen.values == [1, 2] else { fatalError("seen \(seen.values)") }
       }
@@ -355,7 +368,8 @@ struct StoreStopTests {
       await MainActor.run {
         final class Box { var store: Store<ListFeature.State, ListFeature.Action>? }
         let box = Box()
-        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) { state, action in
+        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) {
+          state, action in
           _ = box.store?.rows.count
           return ListFeature.reduce(&state, action)
         }
@@ -364,7 +378,9 @@ struct StoreStopTests {
       }
     }
     let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(standardError.contains("store root (State) was read while its root store's reducer was processing action add(2)"), "\(standardError)")
+    #expect(
+      standardError.contains("store root (State) was read while its root store's reducer was processing action add(2)"),
+      "\(standardError)")
     #expect(standardError.contains("A reducer must not read its store"))
   }
 
@@ -374,7 +390,8 @@ struct StoreStopTests {
       await MainActor.run {
         final class Box { var row: Store<RowFeature.State, RowFeature.Action>? }
         let box = Box()
-        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) { state, action in
+        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [1])) {
+          state, action in
           _ = box.row?.count
           return ListFeature.reduce(&state, action)
         }
@@ -414,7 +431,8 @@ struct StoreStopTests {
     await #expect(processExitsWith: .success) {
       await MainActor.run {
         let depth = 100_000
-        let store = Store<CounterFeature.State, CounterFeature.Action>(initialState: CounterFeature.State()) { state, action in
+        let store = Store<CounterFeature.State, CounterFeature.Action>(initialState: CounterFeature.State()) {
+          state, action in
           _ = CounterFeature.reduce(&state, action)
           guard action == .reset else { return .none }
           var left = Effect<CounterFeature.Action>.none

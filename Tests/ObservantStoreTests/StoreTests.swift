@@ -6,9 +6,13 @@ import Testing
 @MainActor
 @Suite("Store")
 struct StoreTests {
-  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics) {
+  private func listStore(_ rows: some Sequence<Int>) -> (Store<ListFeature.State, ListFeature.Action>, StoreDiagnostics)
+  {
     let diagnostics = StoreDiagnostics(printing: false)
-    return (Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics), diagnostics)
+    return (
+      Store(initialState: ListFeature.State(rows: rows), reducer: ListFeature.reduce, diagnostics: diagnostics),
+      diagnostics
+    )
   }
 
   @Test("send runs the reducer in place and re-runs a reader once")
@@ -74,7 +78,9 @@ struct StoreTests {
     #expect(diagnostics.all.isEmpty)
   }
 
-  @Test("removing a row invalidates its store: last value readable, sends dropped and reported, readers quiet, cache forgets")
+  @Test(
+    "removing a row invalidates its store: last value readable, sends dropped and reported, readers quiet, cache forgets"
+  )
   func removedRow() {
     let (store, diagnostics) = listStore(1...3)
     var rows = store.scope(state: \.rows, action: ListFeature.Action.row)
@@ -153,7 +159,9 @@ struct StoreTests {
     #expect(label.runCount == 3)
   }
 
-  @Test("an element store accessed at a position whose row was removed does not crash: it is invalid and shows the snapshot")
+  @Test(
+    "an element store accessed at a position whose row was removed does not crash: it is invalid and shows the snapshot"
+  )
   func staleSnapshotPosition() {
     let (store, diagnostics) = listStore(1...3)
     let snapshot = store.scope(state: \.rows, action: ListFeature.Action.row)
@@ -183,7 +191,10 @@ struct StoreTests {
       struct State: ObservableState {
         var registrar = StateRegistrar<Self>()
         private var _log = StateField<[String]>([])
-        var log: [String] { get { registrar.read(_log) } set { registrar.write(&_log, newValue) } }
+        var log: [String] {
+          get { registrar.read(_log) }
+          set { registrar.write(&_log, newValue) }
+        }
         init() {}
       }
       enum Action: Sendable { case start, follow, fetched(Int) }

@@ -46,7 +46,9 @@ struct UIKitScheduledCellTests {
     #expect(cells.values.map(\.renderCount).reduce(0, +) == 15)
   }
 
-  @Test("reuse: a cell enqueued with a re-run pending never shows its old row again; bound to a new row, it follows that row only")
+  @Test(
+    "reuse: a cell enqueued with a re-run pending never shows its old row again; bound to a new row, it follows that row only"
+  )
   func reuse() async {
     let rowThree = cell(for: 3)
     store.send(.row(id: 3, action: .increment))  // a re-run is pending for the next turn...

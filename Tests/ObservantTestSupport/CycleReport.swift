@@ -24,8 +24,9 @@ public struct CycleReport: Sendable {
 
   /// The report in a child's standard output, or `nil` if it printed none.
   public init?(output: [UInt8]?) {
-    guard let line = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n")
-      .first(where: { $0.hasPrefix(Self.prefix) })
+    guard
+      let line = String(decoding: output ?? [], as: UTF8.self).split(separator: "\n")
+        .first(where: { $0.hasPrefix(Self.prefix) })
     else { return nil }
     for pair in line.dropFirst(Self.prefix.count).split(separator: " ") {
       let parts = pair.split(separator: "=")

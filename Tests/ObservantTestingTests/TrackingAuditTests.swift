@@ -129,7 +129,8 @@ struct TrackingAuditTests {
       TrackingAudit.problems(in: UntrackedProperty(), fields: [.field(\.count, sample: 1)]) == [
         "note: a stored property that is not tracked, so its changes reach no observer; keep it in a StateField behind registrar accessors, or list it in untracked: if that is deliberate"
       ])
-    #expect(TrackingAudit.problems(in: UntrackedProperty(), fields: [.field(\.count, sample: 1)], untracked: ["note"]) == [])
+    #expect(
+      TrackingAudit.problems(in: UntrackedProperty(), fields: [.field(\.count, sample: 1)], untracked: ["note"]) == [])
   }
 
   @Test("storage of a field the audit does not list is reported")

@@ -109,7 +109,8 @@ struct ArticleCodeTests {
         checked += 1
         #expect(
           tests.contains { block.code.isEmpty || $0.contains(block.code) },
-          "the swift block at \(block) is not in any test under Tests/, verbatim (or mark it <!-- not compiled: why -->)")
+          "the swift block at \(block) is not in any test under Tests/, verbatim (or mark it <!-- not compiled: why -->)"
+        )
       }
     }
     #expect(checked >= 20)

@@ -37,7 +37,9 @@ struct ContentionTests {
     return seen
   }
 
-  @Test("scopes installed and cancelled on several threads while those threads mutate the same objects: every scope not cancelled fires exactly once, and nothing stays installed")
+  @Test(
+    "scopes installed and cancelled on several threads while those threads mutate the same objects: every scope not cancelled fires exactly once, and nothing stays installed"
+  )
   func installCancelAndMutate() {
     let objects = [Profile(), Profile()]
     let values = Mutex(())
@@ -95,7 +97,11 @@ struct ContentionTests {
     let fired = (0..<scopes).map { _ in Counter() }
     for index in 0..<scopes {
       let mask = 1 + (index % 15)
-      withTracking { _ = ContentionTests.read(mask, of: objects) } onChange: { fired[index].increment() }
+      withTracking {
+        _ = ContentionTests.read(mask, of: objects)
+      } onChange: {
+        fired[index].increment()
+      }
     }
     let entries = (0..<scopes).reduce(0) { $0 + (1 + $1 % 15).nonzeroBitCount }
     let installed = objects.map(\.trackingRegistrar.observerEntryCount).reduce(0, +)
@@ -108,7 +114,9 @@ struct ContentionTests {
     #expect(objects.map(\.trackingRegistrar.observerEntryCount) == [0, 0])
   }
 
-  @Test("no lost re-runs: reactions reading fields that four threads write concurrently end up having read the final values")
+  @Test(
+    "no lost re-runs: reactions reading fields that four threads write concurrently end up having read the final values"
+  )
   func noLostRerunsWithFourWriters() {
     let objects = [Profile(), Profile()]
     let values = Mutex(())
@@ -148,7 +156,11 @@ struct ContentionTests {
     DispatchQueue.concurrentPerform(iterations: 4) { thread in
       for step in 0..<500 {
         let index = thread * 500 + step
-        withTracking { _ = ContentionTests.read(15, of: objects) } onChange: { fired[index].increment() }
+        withTracking {
+          _ = ContentionTests.read(15, of: objects)
+        } onChange: {
+          fired[index].increment()
+        }
       }
     }
     ContentionTests.write(0, of: objects, 1)  // after the readers are done
@@ -172,7 +184,9 @@ struct ContentionTests {
       Thread {
         start.wait()
         let profile = objects[index]
-        let reaction = Reaction { _ = profile.count; runs[index].increment() }
+        let reaction = Reaction {
+          _ = profile.count; runs[index].increment()
+        }
         transaction {
           profile.count = 1
           profile.count = 2
@@ -259,7 +273,9 @@ struct CycleLeakTests {
   /// cycles would exceed it.
   static let heapGrowthBound = 20_000
 
-  @Test("no leaks after 100,000 observe/cancel cycles (withCancellableTracking + cancel): heap flat, no observer entries, every closure released")
+  @Test(
+    "no leaks after 100,000 observe/cancel cycles (withCancellableTracking + cancel): heap flat, no observer entries, every closure released"
+  )
   func observeCancelCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       let objects = [Profile(), Profile()]

@@ -103,7 +103,8 @@ struct CopyTests {
 
   // MARK: Drafts
 
-  @Test("a draft kept in the state, edited over several transactions and saved: the row's readers run once for the save")
+  @Test(
+    "a draft kept in the state, edited over several transactions and saved: the row's readers run once for the save")
   func draftInState() {
     let model = EditorModel()
     let row = Shown { model.state.rows[id: 1]!.count }
@@ -255,7 +256,9 @@ struct CopyTests {
     withExtendedLifetime(snapshot) {}
   }
 
-  @Test("one value in two slots whose copies diverged: a slot given back the identity it held, but the other copy, re-runs its readers")
+  @Test(
+    "one value in two slots whose copies diverged: a slot given back the identity it held, but the other copy, re-runs its readers"
+  )
   func identityBackButAnotherCopy() {
     // Within one transaction the child slot goes X -> Y -> X: the same identity as before, but the
     // sibling's copy of X, whose count differs. That is not a set-back (found by the fuzzer, seed

@@ -268,7 +268,11 @@ struct DerivedTests {
     let inputs = Inputs()
     let doubled = Derived("doubled") { inputs.a * 2 }
     let fired = Counter()
-    let value = withTracking { doubled.value } onChange: { fired.increment() }
+    let value = withTracking {
+      doubled.value
+    } onChange: {
+      fired.increment()
+    }
     #expect(value == 0)
     inputs.a = 1
     inputs.a = 2
@@ -312,7 +316,8 @@ struct DerivedTests {
     #expect(doubled.value == 6)
   }
 
-  @Test("a derived value that reads itself (a cycle) stops the program with a message naming it, instead of deadlocking")
+  @Test(
+    "a derived value that reads itself (a cycle) stops the program with a message naming it, instead of deadlocking")
   func cycleIsReported() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       final class Box: @unchecked Sendable { var derived: Derived<Int>? }

@@ -150,8 +150,12 @@ struct ReactionTests {
   @Test("two reactions with overlapping dynamic dependencies each re-run only for their own reads")
   func overlappingDynamicDependencies() {
     let panel = Panel()
-    let names = Reaction { _ = panel.showsCount ? panel.count : 0; _ = panel.first }
-    let counts = Reaction { _ = panel.count; if !panel.showsCount { _ = panel.last } }
+    let names = Reaction {
+      _ = panel.showsCount ? panel.count : 0; _ = panel.first
+    }
+    let counts = Reaction {
+      _ = panel.count; if !panel.showsCount { _ = panel.last }
+    }
     panel.count = 1  // both read count
     #expect((names.runCount, counts.runCount) == (2, 2))
     panel.last = "King"  // nobody reads last yet
@@ -166,7 +170,8 @@ struct ReactionTests {
     #expect((names.runCount, counts.runCount) == (4, 5))
   }
 
-  @Test("a child's write re-runs only the child; a parent re-run replaces the child, and the old child never runs again")
+  @Test(
+    "a child's write re-runs only the child; a parent re-run replaces the child, and the old child never runs again")
   func nestedReactions() {
     let panel = Panel()
     let log = RunLog()
@@ -174,10 +179,11 @@ struct ReactionTests {
     let parent = Reaction("Parent") {
       log.append("Parent")
       _ = panel.first
-      children.append(Reaction("Child") {
-        log.append("Child")
-        _ = panel.count
-      })
+      children.append(
+        Reaction("Child") {
+          log.append("Child")
+          _ = panel.count
+        })
     }
     #expect(log.all == ["Parent", "Child"])
     log.clear()
@@ -207,10 +213,11 @@ struct ReactionTests {
     let parent = Reaction("Parent") {
       log.append("Parent")
       _ = panel.first
-      children.append(Reaction("Child") {
-        log.append("Child")
-        _ = panel.count
-      })
+      children.append(
+        Reaction("Child") {
+          log.append("Child")
+          _ = panel.count
+        })
     }
     log.clear()
     transaction {
@@ -227,7 +234,9 @@ struct ReactionTests {
     let panel = Panel()
     let log = RunLog()
     let reactions = ["A", "B", "C"].map { name in
-      Reaction(name) { log.append(name); _ = panel.count }
+      Reaction(name) {
+        log.append(name); _ = panel.count
+      }
     }
     log.clear()
     panel.count = 1
@@ -316,8 +325,12 @@ struct ReactionTests {
     #expect(log.all == ["doubler", "reader"])  // reader comes later: same round, runs once
     #expect(panel.ratio == 6)
 
-    let early = Reaction("early") { log.append("early"); _ = panel.first }
-    let writer = Reaction("writer") { log.append("writer"); panel.first = "count \(panel.count)" }
+    let early = Reaction("early") {
+      log.append("early"); _ = panel.first
+    }
+    let writer = Reaction("writer") {
+      log.append("writer"); panel.first = "count \(panel.count)"
+    }
     log.clear()
     panel.count = 4  // writer (later) writes what early (earlier) read: early runs in round 2
     // Creation order: doubler, reader, early, writer. doubler's write joins reader to round 1
@@ -345,7 +358,9 @@ struct ReactionTests {
       Reaction.$maximumFlushRounds.withValue(10) {
         panel.showsCount = false
         let ping = Reaction("ping") { if panel.showsCount { panel.first = "ping \(panel.count)" } }
-        let pong = Reaction("pong") { _ = panel.first; if panel.showsCount { panel.count += 1 } }
+        let pong = Reaction("pong") {
+          _ = panel.first; if panel.showsCount { panel.count += 1 }
+        }
         #expect(diagnostics.withLock { $0.isEmpty })
         panel.showsCount = true  // starts the loop: ping writes first, pong writes count, ...
         #expect(diagnostics.withLock { $0.count } == 1)

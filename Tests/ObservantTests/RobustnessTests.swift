@@ -13,7 +13,10 @@ import Testing
 struct GenericBox<Value>: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _value: StateField<Value>
-  var value: Value { get { registrar.read(_value) } set { registrar.write(&_value, newValue) } }
+  var value: Value {
+    get { registrar.read(_value) }
+    set { registrar.write(&_value, newValue) }
+  }
   init(_ value: Value) { _value = StateField(value) }
 }
 
@@ -50,15 +53,23 @@ final class Shared<Value>: @unchecked Sendable {
 struct RobustnessTests {
   // MARK: 1. onChange during a nested in-place write
 
-  @Test("an onChange that reads the @Tracked holder during a nested in-place write does not crash; it runs when the mutation ends and sees the new value")
+  @Test(
+    "an onChange that reads the @Tracked holder during a nested in-place write does not crash; it runs when the mutation ends and sees the new value"
+  )
   func onChangeReadsHolderDuringInPlaceWrite() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       let holder = Holder()
       holder.state.rows.append(Row(id: 1))
       let seen = Shared<[Int]>([])
-      withTracking { _ = holder.state.child.count } onChange: { seen.value.append(holder.state.child.count) }
+      withTracking {
+        _ = holder.state.child.count
+      } onChange: {
+        seen.value.append(holder.state.child.count)
+      }
       holder.state.child.count += 1
-      withTracking { _ = holder.state.rows[id: 1]?.count } onChange: {
+      withTracking {
+        _ = holder.state.rows[id: 1]?.count
+      } onChange: {
         seen.value.append(holder.state.rows[id: 1]?.count ?? -1)
       }
       holder.state.rows[id: 1]?.count += 5
@@ -89,7 +100,11 @@ struct RobustnessTests {
   func onChangeBeforePlainWrite() {
     let holder = Holder()
     let seen = Shared<[Int]>([])
-    withTracking { _ = holder.state.child.count } onChange: { seen.value.append(holder.state.child.count) }
+    withTracking {
+      _ = holder.state.child.count
+    } onChange: {
+      seen.value.append(holder.state.child.count)
+    }
     var copy = holder.state
     copy.child.count = 7
     holder.state = copy
@@ -132,7 +147,9 @@ struct RobustnessTests {
     #expect(fired.value == 1)
   }
 
-  @Test("a write of a value-type field from another thread during a reaction's first run re-runs it, and it ends up showing the write")
+  @Test(
+    "a write of a value-type field from another thread during a reaction's first run re-runs it, and it ends up showing the write"
+  )
   func reactionFirstRunRace() {
     let holder = Holder()
     let shown = Shared<[Int]>([])
@@ -150,7 +167,8 @@ struct RobustnessTests {
     reaction.cancel()
   }
 
-  @Test("scopes installed while another thread writes: every scope whose field changed after its read fires exactly once")
+  @Test(
+    "scopes installed while another thread writes: every scope whose field changed after its read fires exactly once")
   func installWhileWriting() async {
     let profile = Profile()
     let rounds = 2_000
@@ -168,7 +186,11 @@ struct RobustnessTests {
         defer { done.value = true }
         for _ in 0..<rounds {
           let fired = Counter()
-          let seen = withTracking { profile.count } onChange: { fired.increment() }
+          let seen = withTracking {
+            profile.count
+          } onChange: {
+            fired.increment()
+          }
           scopes.value.append((seen, fired))
           var spins = 0
           while profile.count == seen && spins < 10_000 { spins += 1 }
@@ -186,7 +208,9 @@ struct RobustnessTests {
 
   // MARK: 3. Isolation
 
-  @Test("a reaction created on the main actor re-runs only on the main actor, also when another thread writes a copy of what it read")
+  @Test(
+    "a reaction created on the main actor re-runs only on the main actor, also when another thread writes a copy of what it read"
+  )
   @MainActor func mainActorReactionStaysOnMainActor() async throws {
     let holder = Holder()
     let offActor = Counter()
@@ -210,7 +234,9 @@ struct RobustnessTests {
     reaction.cancel()
   }
 
-  @Test("a main-actor reaction under four background writers: never off the main actor, and it ends up showing the final value")
+  @Test(
+    "a main-actor reaction under four background writers: never off the main actor, and it ends up showing the final value"
+  )
   @MainActor func mainActorReactionUnderWriters() async throws {
     let profile = Profile()
     let offActor = Counter()
@@ -239,7 +265,8 @@ struct RobustnessTests {
 
   // MARK: 4. Unbalanced mutation reports
 
-  @Test("a hand-written mutation report is one closure, balanced even when the mutation throws: later reactions still run")
+  @Test(
+    "a hand-written mutation report is one closure, balanced even when the mutation throws: later reactions still run")
   func trackMutationBalancedOnThrow() {
     struct Failure: Error {}
     final class Manual: Trackable, @unchecked Sendable {
@@ -249,7 +276,11 @@ struct RobustnessTests {
         get { trackAccess(); return storage }
         set { trackMutation { storage = newValue } }
       }
-      func failingWrite() throws { try trackMutation("value") { storage += 1; throw Failure() } }
+      func failingWrite() throws {
+        try trackMutation("value") {
+          storage += 1; throw Failure()
+        }
+      }
     }
     let manual = Manual()
     let reaction = Reaction("manual", ownedByParent: false) { _ = manual.value }
@@ -277,7 +308,8 @@ struct RobustnessTests {
         let (_, observation) = withCancellableTracking {
           _ = holder.intBox.value
           _ = holder.table["k\(step % 16)"]
-        } onChange: {}
+        } onChange: {
+        }
         holder.intBox.value = step
         holder.stringBox.value = String(step % 3)
         holder.table["k\(step % 16)"] = step
@@ -301,7 +333,9 @@ struct RobustnessTests {
     #expect(report["cycles"] == 100_000)
     #expect(report["runs"] == 1)  // the reaction re-ran on every cycle
     #expect(report["entries"] == 0)
-    if let growth = report["heapGrowth"] { #expect(growth < CycleLeakTests.heapGrowthBound, "heap grew by \(growth) bytes") }
+    if let growth = report["heapGrowth"] {
+      #expect(growth < CycleLeakTests.heapGrowthBound, "heap grew by \(growth) bytes")
+    }
   }
 
   // MARK: 6. No data race between reading what was read and cancelling
@@ -310,7 +344,9 @@ struct RobustnessTests {
   func accessLogsWhileCancelling() async {
     let profile = Profile()
     for _ in 0..<200 {
-      let reaction = Reaction("log", ownedByParent: false) { _ = profile.count; _ = profile.first }
+      let reaction = Reaction("log", ownedByParent: false) {
+        _ = profile.count; _ = profile.first
+      }
       let observer = ChangeObserver {}
       observer.track { _ = profile.count }
       await withTaskGroup(of: Void.self) { group in
@@ -365,7 +401,9 @@ struct RobustnessTests {
 
   // MARK: 10. Flush limits
 
-  @Test("a maximumFlushRounds below 1 is reported with a clear message, and the default limit is used: no dirty reaction is dropped")
+  @Test(
+    "a maximumFlushRounds below 1 is reported with a clear message, and the default limit is used: no dirty reaction is dropped"
+  )
   func invalidFlushLimit() {
     for limit in [0, -3] {
       let profile = Profile()

@@ -14,7 +14,9 @@ func nextMainActorTurn() async {
 @MainActor
 @Suite("Scheduled reactions")
 struct ScheduledReactionTests {
-  @Test("a .mainActor reaction re-runs on the main actor's next turn, once, with the latest values, however many transactions dirtied it")
+  @Test(
+    "a .mainActor reaction re-runs on the main actor's next turn, once, with the latest values, however many transactions dirtied it"
+  )
   func coalescedToNextTurn() async {
     let profile = Profile()
     var shown: [Int] = []
@@ -56,7 +58,9 @@ struct ScheduledReactionTests {
     reaction.cancel()
   }
 
-  @Test("a .mainActor reaction reading a variable written in place outside a transaction re-runs after the write's access ended")
+  @Test(
+    "a .mainActor reaction reading a variable written in place outside a transaction re-runs after the write's access ended"
+  )
   func noOverlappingAccess() async {
     // Synchronously, the re-run would read `state` while `state.child.count += 1` still holds
     // exclusive access to it (a "simultaneous accesses" stop, see the README). Deferred, the
@@ -71,7 +75,9 @@ struct ScheduledReactionTests {
     reaction.cancel()
   }
 
-  @Test("the same reaction re-run synchronously overlaps the write's access and stops the program (why .mainActor is the safe choice there)")
+  @Test(
+    "the same reaction re-run synchronously overlaps the write's access and stops the program (why .mainActor is the safe choice there)"
+  )
   func synchronousOverlapStops() async {
     await #expect(processExitsWith: .failure) {
       await MainActor.run {

@@ -20,7 +20,9 @@ private final class ReactionProbe: @unchecked Sendable {
 
 private final class SoakPool: @unchecked Sendable {
   private let lock = Mutex<[(reaction: Reaction, probe: ReactionProbe, reads: (Int, Int))]>([])
-  func add(_ reaction: Reaction, _ probe: ReactionProbe, reads: (Int, Int)) { lock.withLock { $0.append((reaction, probe, reads)) } }
+  func add(_ reaction: Reaction, _ probe: ReactionProbe, reads: (Int, Int)) {
+    lock.withLock { $0.append((reaction, probe, reads)) }
+  }
   /// The oldest reaction, once more than `keeping` are live (so some live to the end).
   func takeOne(keeping: Int) -> Reaction? {
     lock.withLock { entries in
@@ -90,7 +92,11 @@ struct SoakTests {
           let index = (thread + step) % threads
           guard index != thread else { continue }
           let fired = Counter()
-          let seen = withTracking { objects[index].count } onChange: { fired.increment() }
+          let seen = withTracking {
+            objects[index].count
+          } onChange: {
+            fired.increment()
+          }
           scopes.append((index, seen, fired))
         }
         if scopes.count > 4_096 {
@@ -115,7 +121,8 @@ struct SoakTests {
       "soak: \(Self.seconds) s, \(transactions.load(ordering: .relaxed)) transactions, "
         + "\(created.load(ordering: .relaxed)) reactions created, \(cancelled.load(ordering: .relaxed)) cancelled "
         + "from other threads, \(live) live at the end; \(stale) stale, \(overlaps) overlapping runs, "
-        + "\(missedScopes.load(ordering: .relaxed)) missed and \(doubledScopes.load(ordering: .relaxed)) doubled scopes")
+        + "\(missedScopes.load(ordering: .relaxed)) missed and \(doubledScopes.load(ordering: .relaxed)) doubled scopes"
+    )
     #expect(stale == 0)
     #expect(overlaps == 0)
     #expect(missedScopes.load(ordering: .relaxed) == 0)

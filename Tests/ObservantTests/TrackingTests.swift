@@ -91,7 +91,9 @@ struct TrackingTests {
   func willSetTiming() {
     let profile = Profile()
     let seen = Mutex<[String]>([])
-    withTracking { _ = profile.first } onChange: {
+    withTracking {
+      _ = profile.first
+    } onChange: {
       seen.withLock { $0.append(profile.first) }
     }
     profile.first = "Augusta"
@@ -104,7 +106,9 @@ struct TrackingTests {
     let profile = Profile()
     profile.count = 41
     let seen = Mutex<[Int]>([])
-    withTracking { _ = profile.count } onChange: {
+    withTracking {
+      _ = profile.count
+    } onChange: {
       seen.withLock { $0.append(profile.count) }
     }
     profile.count += 1
@@ -116,7 +120,9 @@ struct TrackingTests {
   func reentrantWriteFiresOnce() {
     let profile = Profile()
     let changes = Counter()
-    withTracking { _ = profile.count } onChange: {
+    withTracking {
+      _ = profile.count
+    } onChange: {
       changes.increment()
       profile.count += 100  // writes the field being observed, from inside onChange
     }
@@ -214,7 +220,11 @@ struct TrackingTests {
       weakProfile = profile
       let token = Token()
       captured = token
-      (_, observation) = withCancellableTracking { _ = profile.first } onChange: { _ = token }
+      (_, observation) = withCancellableTracking {
+        _ = profile.first
+      } onChange: {
+        _ = token
+      }
     }
     #expect(weakProfile == nil)
     #expect(captured == nil)
@@ -228,7 +238,11 @@ struct TrackingTests {
       let profile = Profile()
       let token = Token()
       captured = token
-      withTracking { _ = profile.first } onChange: { _ = token }
+      withTracking {
+        _ = profile.first
+      } onChange: {
+        _ = token
+      }
       #expect(captured != nil)
     }
     #expect(captured == nil)
@@ -288,15 +302,24 @@ struct TrackingTests {
     #expect(outer.fields == ["Profile.first", "Profile.count"])
   }
 
-  @Test("withTracking(propagatingToOuterScope: true) merges the inner scope's reads into the enclosing one, as Apple's nested scopes do")
+  @Test(
+    "withTracking(propagatingToOuterScope: true) merges the inner scope's reads into the enclosing one, as Apple's nested scopes do"
+  )
   func withTrackingPropagates() {
     let profile = Profile()
     let outerChanges = Counter()
     let innerChanges = Counter()
     withTracking {
       _ = profile.first
-      withTracking { _ = profile.last } onChange: {}  // kept to itself
-      withTracking(propagatingToOuterScope: true) { _ = profile.count } onChange: { innerChanges.increment() }
+      withTracking {
+        _ = profile.last
+      } onChange: {
+      }  // kept to itself
+      withTracking(propagatingToOuterScope: true) {
+        _ = profile.count
+      } onChange: {
+        innerChanges.increment()
+      }
     } onChange: {
       outerChanges.increment()
     }

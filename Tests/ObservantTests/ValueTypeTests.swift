@@ -108,7 +108,9 @@ struct ValueTypeTests {
     var parent = Parent()
     parent.rows = [Row(id: 1), Row(id: 2)]
     parent.plainRows = [PlainRow(id: 1), PlainRow(id: 2)]
-    observe { _ = parent.rows; _ = parent.plainRows }
+    observe {
+      _ = parent.rows; _ = parent.plainRows
+    }
     let rowsStorage = withoutTracking { parent.rows._elementStorageIdentity }
     let plainStorage = withoutTracking { parent.plainRows._elementStorageIdentity }
     parent.rows[id: 2]?.count += 1

@@ -227,7 +227,9 @@ extension DerivedBenchmarks {
   }
 
   static func table(_ results: [Result]) -> TextTable {
-    var table = TextTable(header: ["workload", "derived ns", "body ns", "apple ns", "apple / derived", "runs: derived / body / apple"])
+    var table = TextTable(header: [
+      "workload", "derived ns", "body ns", "apple ns", "apple / derived", "runs: derived / body / apple",
+    ])
     table.rightAligned = [1, 2, 3, 4, 5]
     for result in results {
       let runs = [result.runsPerWrite.derived, result.runsPerWrite.body, result.runsPerWrite.apple]

@@ -230,7 +230,9 @@ enum InstructionCounts {
     _exit(0)
   }
 
-  private static func measure(_ strategy: Strategy, rows: Int, executable: String) -> (instructions: Double, allocations: Double)? {
+  private static func measure(_ strategy: Strategy, rows: Int, executable: String) -> (
+    instructions: Double, allocations: Double
+  )? {
     let output = "/tmp/observant-bench-callgrind-\(getpid())-\(strategy.rawValue)-\(rows).out"
     defer { unlink(output) }
     let arguments = [
@@ -302,7 +304,8 @@ enum InstructionCounts {
     for result in results {
       let classes = results.first { $0.rows == result.rows && $0.strategy == .appleRowClasses }
       table.append([
-        formatThousands(result.rows), result.strategy.rawValue, formatThousands(Int(result.instructionsPerAction.rounded())),
+        formatThousands(result.rows), result.strategy.rawValue,
+        formatThousands(Int(result.instructionsPerAction.rounded())),
         format(result.allocationsPerAction, decimals: 1),
         classes.map { formatRatio(result.instructionsPerAction / $0.instructionsPerAction) } ?? "n/a",
       ])

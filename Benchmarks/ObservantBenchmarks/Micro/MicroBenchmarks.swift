@@ -51,7 +51,8 @@ enum MicroBenchmarks {
               var sum = 0
               for index in 0..<operations { sum &+= observantRing[index & mask].count }
               blackHole(sum)
-            } onChange: {}
+            } onChange: {
+            }
           },
           cleanup: { for model in observantRing { model.count += 1 } }),  // fires the scope's observers
         apple: Workload(
@@ -60,7 +61,8 @@ enum MicroBenchmarks {
               var sum = 0
               for index in 0..<operations { sum &+= appleRing[index & mask].count }
               blackHole(sum)
-            } onChange: {}
+            } onChange: {
+            }
           },
           cleanup: { for model in appleRing { model.count += 1 } }))
 
@@ -85,7 +87,9 @@ enum MicroBenchmarks {
         for index in 0..<operations { sum &+= plainRing[index & mask].count }
         blackHole(sum)
       }
-      add("plain-read", "read a plain stored property, same ring (the floor for both)", observant: plainRead, apple: plainRead)
+      add(
+        "plain-read", "read a plain stored property, same ring (the floor for both)", observant: plainRead,
+        apple: plainRead)
     }
 
     do {
@@ -105,7 +109,9 @@ enum MicroBenchmarks {
       let plainWrite = Workload { operations in
         for value in 0..<operations { plainRing[value & mask].count = value }
       }
-      add("plain-write", "write a plain stored property, same ring (the floor for both)", observant: plainWrite, apple: plainWrite)
+      add(
+        "plain-write", "write a plain stored property, same ring (the floor for both)", observant: plainWrite,
+        apple: plainWrite)
     }
 
     for observers in [1, 10, 100] {
@@ -113,7 +119,12 @@ enum MicroBenchmarks {
       let reactions = (0..<observers).map { _ in Reaction { blackHole(observantModel.count) } }
       let appleModel = AppleCounter()
       // Apple's observers are one-shot: a persistent observer re-registers after each change.
-      func observe() { withObservationTracking { blackHole(appleModel.count) } onChange: {} }
+      func observe() {
+        withObservationTracking {
+          blackHole(appleModel.count)
+        } onChange: {
+        }
+      }
       for _ in 0..<observers { observe() }
       var observantValue = 0
       var appleValue = 0
@@ -146,12 +157,22 @@ enum MicroBenchmarks {
         "a tracking scope reading \(fields) field\(fields == 1 ? "" : "s"): record and install",
         observant: Workload(
           run: { operations in
-            for _ in 0..<operations { withTracking { blackHole(observantModel.read(fields)) } onChange: {} }
+            for _ in 0..<operations {
+              withTracking {
+                blackHole(observantModel.read(fields))
+              } onChange: {
+              }
+            }
           },
           cleanup: { observantModel.f0 += 1 }),
         apple: Workload(
           run: { operations in
-            for _ in 0..<operations { withObservationTracking { blackHole(appleModel.read(fields)) } onChange: {} }
+            for _ in 0..<operations {
+              withObservationTracking {
+                blackHole(appleModel.read(fields))
+              } onChange: {
+              }
+            }
           },
           cleanup: { appleModel.f0 += 1 }))
     }
@@ -165,14 +186,20 @@ enum MicroBenchmarks {
         "fire-reinstall", "a one-field scope fires on a write and is installed again",
         observant: Workload { operations in
           for _ in 0..<operations {
-            withTracking { blackHole(observantModel.count) } onChange: {}
+            withTracking {
+              blackHole(observantModel.count)
+            } onChange: {
+            }
             observantValue &+= 1
             observantModel.count = observantValue
           }
         },
         apple: Workload { operations in
           for _ in 0..<operations {
-            withObservationTracking { blackHole(appleModel.count) } onChange: {}
+            withObservationTracking {
+              blackHole(appleModel.count)
+            } onChange: {
+            }
             appleValue &+= 1
             appleModel.count = appleValue
           }
@@ -191,7 +218,8 @@ enum MicroBenchmarks {
         results.append(MicroResult(name: pair.name, observant: floor, apple: floor, unit: "ns", summary: pair.summary))
       } else {
         let medians = timing.interleaved([pair.observant, pair.apple])
-        results.append(MicroResult(name: pair.name, observant: medians[0], apple: medians[1], unit: "ns", summary: pair.summary))
+        results.append(
+          MicroResult(name: pair.name, observant: medians[0], apple: medians[1], unit: "ns", summary: pair.summary))
       }
     }
 
@@ -201,20 +229,31 @@ enum MicroBenchmarks {
       // Allocation is deterministic enough that the median of three settles it.
       let observantBytes = median((0..<3).map { _ in observant() ?? .nan })
       let appleBytes = median((0..<3).map { _ in apple() ?? .nan })
-      results.append(MicroResult(name: name, observant: observantBytes, apple: appleBytes, unit: "bytes", summary: summary))
+      results.append(
+        MicroResult(name: name, observant: observantBytes, apple: appleBytes, unit: "bytes", summary: summary))
     }
     bytes(
       "bytes-per-registration", "heap bytes per live one-field scope",
       observant: {
         let models = (0..<registrations).map { _ in ObservantCounter() }
         return heapBytesPerItem(count: registrations) { count in
-          for index in 0..<count { withTracking { blackHole(models[index].count) } onChange: {} }
+          for index in 0..<count {
+            withTracking {
+              blackHole(models[index].count)
+            } onChange: {
+            }
+          }
         }
       },
       apple: {
         let models = (0..<registrations).map { _ in AppleCounter() }
         return heapBytesPerItem(count: registrations) { count in
-          for index in 0..<count { withObservationTracking { blackHole(models[index].count) } onChange: {} }
+          for index in 0..<count {
+            withObservationTracking {
+              blackHole(models[index].count)
+            } onChange: {
+            }
+          }
         }
       })
     bytes(

@@ -97,12 +97,15 @@ extension BenchmarkReport {
       let observant = byStrategy[.observant]
       let value = byStrategy[.appleValueArray]
       let classes = byStrategy[.appleRowClasses]
-      func time(_ result: ScalingResult?) -> String { result.map { formatDuration(nanoseconds: $0.nanosecondsPerAction) } ?? "n/a" }
+      func time(_ result: ScalingResult?) -> String {
+        result.map { formatDuration(nanoseconds: $0.nanosecondsPerAction) } ?? "n/a"
+      }
       func ratio(_ result: ScalingResult?) -> String {
         guard let result, let observant else { return "n/a" }
         return formatRatio(result.nanosecondsPerAction / observant.nanosecondsPerAction)
       }
-      let runs = [observant, value, classes].map { $0.map { String($0.runsPerAction) } ?? "n/a" }.joined(separator: " / ")
+      let runs = [observant, value, classes].map { $0.map { String($0.runsPerAction) } ?? "n/a" }.joined(
+        separator: " / ")
       table.append([
         formatThousands(rows), time(observant), time(value), time(classes), ratio(value), ratio(classes), runs,
         String(observant?.repetitions ?? 0),
@@ -121,7 +124,9 @@ extension BenchmarkReport {
       let observant = byStrategy[.observant]
       let value = byStrategy[.appleValueArray]
       let classes = byStrategy[.appleRowClasses]
-      func bytes(_ result: ScalingResult?) -> String { result.map { format($0.bytesPerRow, decimals: 0) + " bytes" } ?? "n/a" }
+      func bytes(_ result: ScalingResult?) -> String {
+        result.map { format($0.bytesPerRow, decimals: 0) + " bytes" } ?? "n/a"
+      }
       func ratio(_ result: ScalingResult?) -> String {
         guard let result, let observant else { return "n/a" }
         return formatRatio(result.bytesPerRow / observant.bytesPerRow)

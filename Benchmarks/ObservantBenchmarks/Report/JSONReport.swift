@@ -26,7 +26,10 @@ extension BenchmarkReport {
         "flush",
         .array(
           (flush ?? []).map {
-            .object([("live_reactions", .integer($0.liveReactions)), ("ns_per_transaction", .number($0.nanosecondsPerTransaction))])
+            .object([
+              ("live_reactions", .integer($0.liveReactions)),
+              ("ns_per_transaction", .number($0.nanosecondsPerTransaction)),
+            ])
           })
       ))
     root.append(

@@ -40,14 +40,17 @@ extension BenchmarkReport {
           ? "Result: Observant re-runs the minimal count in every step."
           : "Result: Observant differs from the minimal count in "
             + failures.map { failure in
-              let counts = Strategy.observantStrategies.map { "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")" }
+              let counts = Strategy.observantStrategies.map {
+                "\($0.rawValue) \(failure.counts[$0].map { String($0.runs) } ?? "n/a")"
+              }
               return "\(failure.name) (\(counts.joined(separator: ", ")) vs \(failure.minimal))"
             }
             .joined(separator: ", ") + ".")
     }
 
     if let micro {
-      heading("Micro-benchmarks: Observant vs Apple's Observation (median of \(microRepetitions), interleaved, same process)")
+      heading(
+        "Micro-benchmarks: Observant vs Apple's Observation (median of \(microRepetitions), interleaved, same process)")
       table(Self.microTable(micro))
     }
 
@@ -59,13 +62,16 @@ extension BenchmarkReport {
         (observant / apple-value-array / apple-row-classes).
         """)
       table(Self.scalingTimeTable(scaling))
-      paragraph("Heap bytes per rendered row (the model, the render tree and the observation), and the time to build each tree.")
+      paragraph(
+        "Heap bytes per rendered row (the model, the render tree and the observation), and the time to build each tree."
+      )
       table(Self.scalingMemoryTable(scaling))
       if style == .markdown { paragraph("![Time per row mutation against rows rendered](scaling.svg)") }
     }
 
     if let instructions {
-      heading("Instructions and allocations per row action (callgrind, \(InstructionCounts.actions) actions after 2 warm-up)")
+      heading(
+        "Instructions and allocations per row action (callgrind, \(InstructionCounts.actions) actions after 2 warm-up)")
       paragraph(
         instructions.isEmpty
           ? "Not measured: valgrind is not installed."
@@ -76,7 +82,8 @@ extension BenchmarkReport {
     if let microInstructions, !microInstructions.isEmpty {
       heading("Instructions and allocations per micro-benchmark operation (callgrind)")
       paragraph(
-        "The micro-benchmarks above, counted by `valgrind --tool=callgrind` after a warm-up pass: stable where times are noisy.")
+        "The micro-benchmarks above, counted by `valgrind --tool=callgrind` after a warm-up pass: stable where times are noisy."
+      )
       table(InstructionCounts.microTable(microInstructions))
     }
 

@@ -44,24 +44,31 @@ enum ScalingChart {
     let plotWidth = width - left - right
     let plotHeight = height - top - bottom
     func x(_ rows: Double) -> Double { left + (log10(rows) - xRange.0) / (xRange.1 - xRange.0) * plotWidth }
-    func y(_ nanoseconds: Double) -> Double { top + (yRange.1 - log10(nanoseconds)) / (yRange.1 - yRange.0) * plotHeight }
+    func y(_ nanoseconds: Double) -> Double {
+      top + (yRange.1 - log10(nanoseconds)) / (yRange.1 - yRange.0) * plotHeight
+    }
 
     // Grid and axis labels at each decade.
     var decade = yRange.0
     while decade <= yRange.1 {
       let position = y(pow10(decade))
       svg += line(left, position, left + plotWidth, position, color: "#d0d7de")
-      svg += "<text x=\"\(coordinate(left - 8))\" y=\"\(coordinate(position + 4))\" text-anchor=\"end\">\(durationLabel(decade))</text>\n"
+      svg +=
+        "<text x=\"\(coordinate(left - 8))\" y=\"\(coordinate(position + 4))\" text-anchor=\"end\">\(durationLabel(decade))</text>\n"
       decade += 1
     }
     for rows in Set(points.map(\.rows)).sorted() {
       let position = x(Double(rows))
       svg += line(position, top, position, top + plotHeight, color: "#d0d7de")
-      svg += "<text x=\"\(coordinate(position))\" y=\"\(coordinate(top + plotHeight + 18))\" text-anchor=\"middle\">\(rowsLabel(rows))</text>\n"
+      svg +=
+        "<text x=\"\(coordinate(position))\" y=\"\(coordinate(top + plotHeight + 18))\" text-anchor=\"middle\">\(rowsLabel(rows))</text>\n"
     }
-    svg += "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(coordinate(plotWidth))\" height=\"\(coordinate(plotHeight))\" fill=\"none\" stroke=\"#57606a\"/>\n"
-    svg += "<text x=\"\(coordinate(left + plotWidth / 2))\" y=\"\(coordinate(height - 18))\" text-anchor=\"middle\">rows rendered (N)</text>\n"
-    svg += "<text transform=\"translate(22 \(coordinate(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">time per action</text>\n"
+    svg +=
+      "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(coordinate(plotWidth))\" height=\"\(coordinate(plotHeight))\" fill=\"none\" stroke=\"#57606a\"/>\n"
+    svg +=
+      "<text x=\"\(coordinate(left + plotWidth / 2))\" y=\"\(coordinate(height - 18))\" text-anchor=\"middle\">rows rendered (N)</text>\n"
+    svg +=
+      "<text transform=\"translate(22 \(coordinate(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">time per action</text>\n"
 
     // One line per strategy, in the report's strategy order.
     var legendY = top + 8
@@ -69,11 +76,14 @@ enum ScalingChart {
       let series = points.filter { $0.strategy == strategy }.sorted { $0.rows < $1.rows }
       guard !series.isEmpty else { continue }
       let color = colors[strategy] ?? "#000000"
-      let path = series.map { "\(coordinate(x(Double($0.rows)))),\(coordinate(y($0.nanosecondsPerAction)))" }.joined(separator: " ")
+      let path = series.map { "\(coordinate(x(Double($0.rows)))),\(coordinate(y($0.nanosecondsPerAction)))" }.joined(
+        separator: " ")
       svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2.5\"/>\n"
       for point in series {
-        svg += "<circle cx=\"\(coordinate(x(Double(point.rows))))\" cy=\"\(coordinate(y(point.nanosecondsPerAction)))\" r=\"4\" fill=\"\(color)\">"
-        svg += "<title>\(strategy.rawValue), \(formatThousands(point.rows)) rows: \(formatDuration(nanoseconds: point.nanosecondsPerAction))</title></circle>\n"
+        svg +=
+          "<circle cx=\"\(coordinate(x(Double(point.rows))))\" cy=\"\(coordinate(y(point.nanosecondsPerAction)))\" r=\"4\" fill=\"\(color)\">"
+        svg +=
+          "<title>\(strategy.rawValue), \(formatThousands(point.rows)) rows: \(formatDuration(nanoseconds: point.nanosecondsPerAction))</title></circle>\n"
       }
       let legendX = left + plotWidth + 18
       svg += line(legendX, legendY, legendX + 24, legendY, color: color, width: 2.5)
@@ -83,7 +93,9 @@ enum ScalingChart {
     return svg + "</svg>\n"
   }
 
-  private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, color: String, width: Double = 1) -> String {
+  private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, color: String, width: Double = 1)
+    -> String
+  {
     "<line x1=\"\(coordinate(x1))\" y1=\"\(coordinate(y1))\" x2=\"\(coordinate(x2))\" y2=\"\(coordinate(y2))\" stroke=\"\(color)\" stroke-width=\"\(format(width, decimals: 1))\"/>\n"
   }
 

@@ -68,21 +68,22 @@ final class AppleValueDestinationScreen: ScenarioScreen {
   }
 
   func apply(_ change: DestinationChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .showDetail:
-        model.destination = .detail(CounterValue(count: 0))
-      case .incrementDetail:
-        if case .detail(var payload) = model.destination {
-          payload.count += 1
-          model.destination = .detail(payload)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .showDetail:
+          model.destination = .detail(CounterValue(count: 0))
+        case .incrementDetail:
+          if case .detail(var payload) = model.destination {
+            payload.count += 1
+            model.destination = .detail(payload)
+          }
+        case .switchToEdit:
+          if case .detail(let payload) = model.destination { model.destination = .edit(payload) }
+        case .dismiss:
+          model.destination = nil
         }
-      case .switchToEdit:
-        if case .detail(let payload) = model.destination { model.destination = .edit(payload) }
-      case .dismiss:
-        model.destination = nil
-      }
-    }.runs.count)
+      }.runs.count)
   }
 }
 
@@ -106,18 +107,19 @@ final class AppleClassDestinationScreen: ScenarioScreen {
   }
 
   func apply(_ change: DestinationChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .showDetail:
-        model.destination = .detail(AppleCounterModel())
-      case .incrementDetail:
-        if case .detail(let payload) = model.destination { payload.count += 1 }
-      case .switchToEdit:
-        if case .detail(let payload) = model.destination { model.destination = .edit(payload) }
-      case .dismiss:
-        model.destination = nil
-      }
-    }.runs.count)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .showDetail:
+          model.destination = .detail(AppleCounterModel())
+        case .incrementDetail:
+          if case .detail(let payload) = model.destination { payload.count += 1 }
+        case .switchToEdit:
+          if case .detail(let payload) = model.destination { model.destination = .edit(payload) }
+        case .dismiss:
+          model.destination = nil
+        }
+      }.runs.count)
   }
 }
 

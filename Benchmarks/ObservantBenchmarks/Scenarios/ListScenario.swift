@@ -232,7 +232,9 @@ final class PlainListScreen: ScenarioScreen {
     tree = RenderTree("List", tracking: tracking) { list in
       tracking.viewState {
         let count = min(shown ?? box.rows.count, box.rows.count)
-        return AnyHashable(ListViewState(count: box.rows.count, firstCount: box.rows.first?.count, shownIDs: box.rows[..<count].map(\.id)))
+        return AnyHashable(
+          ListViewState(
+            count: box.rows.count, firstCount: box.rows.first?.count, shownIDs: box.rows[..<count].map(\.id)))
       }
       let rows = box.rows
       list.text("\(rows.count) rows; first: \(rows.first?.count ?? 0)")
@@ -310,7 +312,8 @@ enum ListScenario {
       "list.increment-first-row", .increment(id: 1), minimal: 2,
       "increment row 1, whose count the list's header shows: the list and that row"),
     .change("list.remove-row", .remove(id: 4), minimal: 1, "remove row 4: the list (row count)"),
-    .change("list.move-row", .move(from: 4, to: 1), minimal: 1, "move row 6 from the end to position 1: the list (order)"),
+    .change(
+      "list.move-row", .move(from: 4, to: 1), minimal: 1, "move row 6 from the end to position 1: the list (order)"),
     .change(
       "list.replace-row", .replace(id: 2, count: 100), minimal: 1,
       "replace row 2 by a new value with the same id (count 100): that row; the list shows nothing that changed"),
@@ -331,12 +334,16 @@ enum ListScenario {
   ]
 
   static let firstRowsSteps: [ScriptStep<ListChange>] = [
-    .measure("first-3-of-1000.initial-render", .initialRender, minimal: 4, "initial render of 1,000 rows, 3 shown: the list and 3 rows"),
+    .measure(
+      "first-3-of-1000.initial-render", .initialRender, minimal: 4,
+      "initial render of 1,000 rows, 3 shown: the list and 3 rows"),
     .measure(
       "first-3-of-1000.row-stores-created", .rowStoresCreated, minimal: 3,
       "per-row stores or objects created: one per shown row (n/a: no per-row objects)"),
-    .change("first-3-of-1000.add-row", .add(id: 1001), minimal: 1, "append row 1,001 (not shown): the list (row count)"),
-    .change("first-3-of-1000.increment-hidden-row", .increment(id: 500), minimal: 0, "increment row 500 (not shown): nothing"),
+    .change(
+      "first-3-of-1000.add-row", .add(id: 1001), minimal: 1, "append row 1,001 (not shown): the list (row count)"),
+    .change(
+      "first-3-of-1000.increment-hidden-row", .increment(id: 500), minimal: 0, "increment row 500 (not shown): nothing"),
   ]
 
   @MainActor

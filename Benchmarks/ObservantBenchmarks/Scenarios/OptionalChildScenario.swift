@@ -57,13 +57,14 @@ final class AppleValueOptionalChildScreen: ScenarioScreen {
   }
 
   func apply(_ change: OptionalChildChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .present: model.child = CounterValue(count: 0)
-      case .incrementChild: model.child?.count += 1
-      case .dismiss: model.child = nil
-      }
-    }.runs.count)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .present: model.child = CounterValue(count: 0)
+        case .incrementChild: model.child?.count += 1
+        case .dismiss: model.child = nil
+        }
+      }.runs.count)
   }
 }
 
@@ -85,13 +86,14 @@ final class AppleClassOptionalChildScreen: ScenarioScreen {
   }
 
   func apply(_ change: OptionalChildChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .present: model.child = AppleCounterModel()
-      case .incrementChild: model.child?.count += 1
-      case .dismiss: model.child = nil
-      }
-    }.runs.count)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .present: model.child = AppleCounterModel()
+        case .incrementChild: model.child?.count += 1
+        case .dismiss: model.child = nil
+        }
+      }.runs.count)
   }
 }
 

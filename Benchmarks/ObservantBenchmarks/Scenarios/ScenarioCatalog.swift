@@ -3,7 +3,10 @@ enum ScenarioCatalog {
   @MainActor
   static func run(progress: (String) -> Void) -> [ScenarioResult] {
     var results: [ScenarioResult] = []
-    func add<Change: Sendable>(_ name: String, _ steps: [ScriptStep<Change>], _ screens: [Strategy: @MainActor () -> (any ScenarioScreen<Change>)?]) {
+    func add<Change: Sendable>(
+      _ name: String, _ steps: [ScriptStep<Change>],
+      _ screens: [Strategy: @MainActor () -> (any ScenarioScreen<Change>)?]
+    ) {
       progress("scenarios: \(name)")
       results += runScript(steps, screens)
     }

@@ -51,19 +51,20 @@ final class AppleValueSiblingsScreen: ScenarioScreen {
   }
 
   func apply(_ change: SiblingsChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .incrementFirst:
-        model.first.count += 1
-      case .swap:
-        let first = model.first
-        model.first = model.second
-        model.second = first
-      case .resetBoth:
-        model.first = CounterValue(count: 0)
-        model.second = CounterValue(count: 0)
-      }
-    }.runs.count)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .incrementFirst:
+          model.first.count += 1
+        case .swap:
+          let first = model.first
+          model.first = model.second
+          model.second = first
+        case .resetBoth:
+          model.first = CounterValue(count: 0)
+          model.second = CounterValue(count: 0)
+        }
+      }.runs.count)
   }
 }
 
@@ -81,19 +82,20 @@ final class AppleClassSiblingsScreen: ScenarioScreen {
   }
 
   func apply(_ change: SiblingsChange) -> StepCount? {
-    StepCount(runs: tree.step {
-      switch change {
-      case .incrementFirst:
-        model.first.count += 1
-      case .swap:
-        let first = model.first
-        model.first = model.second
-        model.second = first
-      case .resetBoth:
-        model.first = AppleCounterModel()
-        model.second = AppleCounterModel()
-      }
-    }.runs.count)
+    StepCount(
+      runs: tree.step {
+        switch change {
+        case .incrementFirst:
+          model.first.count += 1
+        case .swap:
+          let first = model.first
+          model.first = model.second
+          model.second = first
+        case .resetBoth:
+          model.first = AppleCounterModel()
+          model.second = AppleCounterModel()
+        }
+      }.runs.count)
   }
 }
 

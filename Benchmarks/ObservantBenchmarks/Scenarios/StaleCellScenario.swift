@@ -119,7 +119,9 @@ final class AppleValueCellScreen: ScenarioScreen {
   /// The cell knows its row's id and reads the row through the model's array.
   private func bind(_ id: Int) {
     let model = self.model
-    let cell = pool.dequeue(for: id) { "Row \(id): \(model.rows.first { $0.id == id }.map { "\($0.count)" } ?? "deleted")" }
+    let cell = pool.dequeue(for: id) {
+      "Row \(id): \(model.rows.first { $0.id == id }.map { "\($0.count)" } ?? "deleted")"
+    }
     cells[id] = cell
   }
 
@@ -268,7 +270,9 @@ final class PlainCellScreen: ScenarioScreen {
       case .tapDeletedRow:
         // The action goes to the root: the row is gone, so the reducer changes nothing.
         tracking.action {
-          if let stale, let position = box.rows.firstIndex(where: { $0.id == stale.id }) { box.rows[position].count += 1 }
+          if let stale, let position = box.rows.firstIndex(where: { $0.id == stale.id }) {
+            box.rows[position].count += 1
+          }
         }
       case .incrementRows(let ids):
         tracking.action {
@@ -301,13 +305,18 @@ final class PlainCellScreen: ScenarioScreen {
 enum StaleCellScenario {
   static let steps: [ScriptStep<CellChange>] = [
     .change("stale-cell.delete-row", .deleteRow(id: 2), minimal: 0, "delete row 2 while its cell holds it: no cell"),
-    .change("stale-cell.tap-deleted-row", .tapDeletedRow, minimal: 0, "the stale cell acts on its deleted row: no cell"),
-    .change("stale-cell.update-other-rows", .incrementRows([1, 3]), minimal: 2, "one action increments rows 1 and 3: their two cells"),
+    .change(
+      "stale-cell.tap-deleted-row", .tapDeletedRow, minimal: 0, "the stale cell acts on its deleted row: no cell"),
+    .change(
+      "stale-cell.update-other-rows", .incrementRows([1, 3]), minimal: 2,
+      "one action increments rows 1 and 3: their two cells"),
     .change(
       "stale-cell.reuse-for-new-row", .reuseDeletedCell(newRow: 4), minimal: 1,
       "reuse the stale cell for a new row 4: that cell, once"),
     .change("stale-cell.update-new-row", .incrementRow(4), minimal: 1, "increment row 4: the reused cell"),
-    .measure("stale-cell.stale-cell-renders", .staleCellRenders, minimal: 0, "renders of the stale cell between the delete and its reuse"),
+    .measure(
+      "stale-cell.stale-cell-renders", .staleCellRenders, minimal: 0,
+      "renders of the stale cell between the delete and its reuse"),
     .measure(
       "stale-cell.reused-cell-renders", .reusedCellRenders, minimal: 2,
       "renders of the reused cell for row 4: the bind and the update"),

@@ -61,7 +61,9 @@ struct Options {
     while let argument = iterator.next() {
       switch argument {
       case "--output":
-        guard let value = iterator.next(), !value.hasPrefix("--") else { fail("--output needs a directory (try --help)") }
+        guard let value = iterator.next(), !value.hasPrefix("--") else {
+          fail("--output needs a directory (try --help)")
+        }
         options.outputDirectory = value
         options.outputChosen = true
       case "--no-output":
@@ -84,7 +86,8 @@ struct Options {
         }
         options.sections = Section.allCases.filter(sections.contains)
       case "--derived-workload":
-        guard let name = iterator.next(), let strategy = iterator.next(), let count = iterator.next().flatMap({ Int($0) })
+        guard let name = iterator.next(), let strategy = iterator.next(),
+          let count = iterator.next().flatMap({ Int($0) })
         else { fail("--derived-workload needs NAME STRATEGY OPERATIONS (try --help)") }
         options.derivedWorkload = (name, strategy, count)
       case "--debug-timing":

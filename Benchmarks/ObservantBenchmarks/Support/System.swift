@@ -30,7 +30,9 @@ func makeDirectory(_ path: String) throws(FileError) {
 }
 
 func writeFile(_ path: String, _ contents: String) throws(FileError) {
-  guard let file = fopen(path, "w") else { throw FileError(message: "cannot open \(path) for writing (errno \(errno))") }
+  guard let file = fopen(path, "w") else {
+    throw FileError(message: "cannot open \(path) for writing (errno \(errno))")
+  }
   defer { fclose(file) }
   var text = contents
   let written = text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) }
@@ -107,5 +109,6 @@ func currentTimestamp() -> String {
   var parts = tm()
   gmtime_r(&now, &parts)
   func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-  return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
+  return
+    "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
 }

@@ -122,7 +122,10 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
       found = exact ?? (kind == .state ? wholeField : nil)
       if found == nil && kind == .state && statesWatched >= maximumStatesPerField { kind = .field }
     }
-    let field = found ?? install(kind, seen: kind == .field ? Stamp.none : seen, table: table, key: resolved, name: name, system: system)
+    let field =
+      found
+      ?? install(
+        kind, seen: kind == .field ? Stamp.none : seen, table: table, key: resolved, name: name, system: system)
     field?.reportAccess()
   }
 

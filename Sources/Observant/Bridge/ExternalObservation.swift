@@ -121,7 +121,8 @@ extension Recorder {
   /// Asked only where a read would otherwise become a new dependency.
   @inline(__always)
   var isBridgeRecorder: Bool {
-    UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) == UInt(bitPattern: observant_bridge_thread_recorder_get())
+    UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+      == UInt(bitPattern: observant_bridge_thread_recorder_get())
   }
 
   /// A read that reached this thread's bridge recorder: reported to the bridge. The recorder keeps

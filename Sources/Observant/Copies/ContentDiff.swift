@@ -58,7 +58,9 @@ internal struct ContentDiff {
     return _contentStamp(of: old).map { $0 == _contentStamp(of: new) } ?? false
   }
 
-  private mutating func compareStates<State: ObservableState, Value>(_: State.Type, _ old: Value, adopting new: inout Value) -> Bool {
+  private mutating func compareStates<State: ObservableState, Value>(
+    _: State.Type, _ old: Value, adopting new: inout Value
+  ) -> Bool {
     var state = new as! State
     let identical = compare(states: old as! State, adopting: &state)
     new = state as! Value

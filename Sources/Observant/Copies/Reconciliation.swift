@@ -73,7 +73,8 @@ internal struct Reconciliation {
         guard seen != Stamp.none else { continue }  // not a value-type field read
         let alias = dependency.alias.load(ordering: .relaxed)
         let current =
-          entry.occurrences.allSatisfy { $0.contains(seen) } || (alias != 0 && entry.occurrences.allSatisfy { $0.contains(alias) })
+          entry.occurrences.allSatisfy { $0.contains(seen) }
+          || (alias != 0 && entry.occurrences.allSatisfy { $0.contains(alias) })
         if current { continue }
         if let context, isRecorded(seen, in: entry, context: context) { continue }
         stale.append(dependency)

@@ -141,7 +141,9 @@ internal protocol _OptionalStateAdoption {
 
 extension Optional: _OptionalStateAdoption where Wrapped: ObservableState {
   static func _compare<Value>(_ old: Value, adopting new: inout Value, into diff: inout ContentDiff) -> Bool {
-    guard let old = old as! Wrapped?, var state = new as! Wrapped? else { return (old as! Wrapped?) == nil && (new as! Wrapped?) == nil }
+    guard let old = old as! Wrapped?, var state = new as! Wrapped? else {
+      return (old as! Wrapped?) == nil && (new as! Wrapped?) == nil
+    }
     let identical = diff.compare(states: old, adopting: &state)
     new = Optional(state) as! Value
     return identical

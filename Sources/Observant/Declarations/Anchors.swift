@@ -8,7 +8,9 @@
 ///
 /// Inlinable, so that a store's reducer call specializes it for the store's state type.
 @inlinable
-package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inout Value) throws -> Result) rethrows -> Result {
+package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inout Value) throws -> Result) rethrows
+  -> Result
+{
   _beginInPlaceMutation()
   defer { _endInPlaceMutation() }
   let strategy = _modifyStrategy(Value.self)

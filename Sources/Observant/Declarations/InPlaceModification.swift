@@ -124,7 +124,10 @@ internal struct _InPlaceModification<Value> {
       let verified = _endInPlaceFrame(stamp: token.stamp, sameIdentity: token.id == identityBefore)
       if token.id != identityBefore {
         return .slot(
-          (ValueBox(_ContentToken(id: identityBefore, stamp: stampBefore)), ValueBox(_ContentToken(id: token.id, stamp: token.stamp))))
+          (
+            ValueBox(_ContentToken(id: identityBefore, stamp: stampBefore)),
+            ValueBox(_ContentToken(id: token.id, stamp: token.stamp))
+          ))
       }
       guard token.stamp != stampBefore else { return .unchanged }
       // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
@@ -189,7 +192,9 @@ internal func _stateToken<Value>(at value: UnsafePointer<Value>) -> _StateToken 
 
 /// The token of the state at `value` (a `State`: the caller opened its type).
 @inlinable
-internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at value: UnsafePointer<Value>) -> _StateToken {
+internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at value: UnsafePointer<Value>)
+  -> _StateToken
+{
   let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
   return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
 }
@@ -274,7 +279,12 @@ extension Dictionary: _StateCollectionTokens where Value: ObservableState {
       && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.id }
     guard sameIdentities else {
       // Boxed as a setter boxes them (see `_changeValues`).
-      return .slot((ValueBox(before), ValueBox(dictionary.mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })))
+      return .slot(
+        (
+          ValueBox(before),
+          ValueBox(
+            dictionary.mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })
+        ))
     }
     var changed = false
     for (key, element) in dictionary where before[key]?.stamp != element.registrar.stamp {
@@ -284,7 +294,6 @@ extension Dictionary: _StateCollectionTokens where Value: ObservableState {
     return changed ? .content : .unchanged
   }
 }
-
 
 /// Same identities in the same order: the slot is unchanged, and elements whose stamps moved are
 /// reconciled (an array cannot tell an element edited through its accessors from one replaced by an

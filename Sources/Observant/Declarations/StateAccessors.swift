@@ -34,7 +34,9 @@ extension StateRegistrar {
   ///   a thread-local increment, the store); otherwise the comparison plus notifying the field's
   ///   readers.
   @inlinable
-  public mutating func write<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString = #function) {
+  public mutating func write<Value>(
+    _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString = #function
+  ) {
     switch _classifyWrite(storage.value, newValue) {
     case .none:
       // Nothing a reader can tell changed; the value is stored all the same (an equal value may
@@ -64,7 +66,9 @@ extension StateRegistrar {
   /// undo snapshot of the rows), and a reader of a row that does not read the slot (a row store's
   /// body) must hear that its row changed. O(*n*) in the elements.
   @inlinable @inline(never)
-  internal mutating func _writeCollectionOfStates<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
+  internal mutating func _writeCollectionOfStates<Value>(
+    _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString
+  ) {
     // One transaction around both, so that what they dirty runs once the value is stored.
     _beginInPlaceMutation()
     _notifyNestedDifferences(old: storage.value, new: newValue)
@@ -107,7 +111,9 @@ extension StateRegistrar {
   /// A write that replaces what the field holds, with readers to tell (out of line, so accessors
   /// inline to a comparison, a load and a branch).
   @inlinable @inline(never)
-  internal mutating func _writeObserved<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
+  internal mutating func _writeObserved<Value>(
+    _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString
+  ) {
     let live = _isLive
     let old = storage.stamp
     let ticket = registrar._writeTicket

@@ -28,7 +28,9 @@ extension ObservableState {
   ///   - storage: the field's storage (`\._rows`).
   ///   - field: the field's name; leave out the default (`#function`, the property's name).
   @inlinable
-  public subscript<Value>(tracking storage: WritableKeyPath<Self, StateField<Value>>, field: StaticString = #function) -> Value {
+  public subscript<Value>(tracking storage: WritableKeyPath<Self, StateField<Value>>, field: StaticString = #function)
+    -> Value
+  {
     get { registrar.read(self[keyPath: storage], field: field) }
     set {
       var copy = self[keyPath: storage]
@@ -80,7 +82,8 @@ extension ObservableState {
     _beginInPlaceMutation()
     var opened = false
     if strategy == .announce {
-      let announcement = registrar._announceFieldWrite(field, owner: Self.self, from: storage.stamp, live: live, values: { nil })
+      let announcement = registrar._announceFieldWrite(
+        field, owner: Self.self, from: storage.stamp, live: live, values: { nil })
       storage.stamp = announcement.seen
       opened = announcement.openedTransaction
     }

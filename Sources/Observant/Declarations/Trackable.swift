@@ -43,12 +43,16 @@ extension Trackable {
   ///   - field: the property's name; leave out the default (`#function`).
   ///   - mutation: the change to the property's storage.
   @inlinable
-  public func trackMutation<Result>(_ field: StaticString = #function, _ mutation: () throws -> Result) rethrows -> Result {
+  public func trackMutation<Result>(_ field: StaticString = #function, _ mutation: () throws -> Result) rethrows
+    -> Result
+  {
     let registrar = trackingRegistrar
     let ticket = registrar._writeTicket
     // A reader that starts depending on the field while the mutation runs may read the old value.
     defer {
-      if registrar._readersMayHaveMissed(since: ticket) { registrar._deliverLate(field: field, overwriting: Stamp.none) }
+      if registrar._readersMayHaveMissed(since: ticket) {
+        registrar._deliverLate(field: field, overwriting: Stamp.none)
+      }
     }
     guard ticket != 0 else { return try mutation() }
     let opened = registrar._announceFieldWrite(field, owner: Self.self, from: Stamp.none, live: true, values: { nil })

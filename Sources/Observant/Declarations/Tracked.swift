@@ -115,7 +115,8 @@ public struct Tracked<Value> {
       registrar._deliverLate(_fieldKey(object, storage), overwriting: Stamp.none)
     }
     if case .slot(let values) = outcome, registrar.hasObservers {
-      let slotOpened = registrar._announceClassFieldWrite(_fieldKey(object, storage), owner: Object.self, values: { values })
+      let slotOpened = registrar._announceClassFieldWrite(
+        _fieldKey(object, storage), owner: Object.self, values: { values })
       if slotOpened { _endImplicitTransaction() }
     }
     if inPlace.openedTransaction { _endImplicitTransaction() }
@@ -125,7 +126,9 @@ public struct Tracked<Value> {
   /// A write: a load and a branch when nobody observes the object and the value cannot hold
   /// observable state (decided at compile time for trivially copyable values).
   @inlinable @inline(__always)
-  internal static func _set<Object: Trackable>(_ object: Object, _ storage: UnsafeMutablePointer<Self>, _ newValue: Value) {
+  internal static func _set<Object: Trackable>(
+    _ object: Object, _ storage: UnsafeMutablePointer<Self>, _ newValue: Value
+  ) {
     if object.trackingRegistrar.hasObservers || !_isPOD(Value.self) {
       _setObserved(object, storage, newValue)
     } else {
@@ -150,7 +153,9 @@ public struct Tracked<Value> {
   /// The observed path of a setter, kept out of line so accessors inline to a load and a branch.
   /// Observers run before the store: a synchronous observer may read the old value.
   @inlinable @inline(never)
-  internal static func _setObserved<Object: Trackable>(_ object: Object, _ storage: UnsafeMutablePointer<Self>, _ newValue: Value) {
+  internal static func _setObserved<Object: Trackable>(
+    _ object: Object, _ storage: UnsafeMutablePointer<Self>, _ newValue: Value
+  ) {
     let registrar = object.trackingRegistrar
     guard registrar.hasObservers || _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 else {
       storage.pointee.value = newValue
@@ -171,7 +176,8 @@ public struct Tracked<Value> {
     case .slot:
       // A collection of states: the readers of the elements both collections hold hear what
       // differs inside them (see `StateRegistrar._writeCollectionOfStates`).
-      let nested = _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
+      let nested =
+        _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
       if nested {
         _beginInPlaceMutation()
         _notifyNestedDifferences(old: storage.pointee.value, new: newValue)
@@ -203,7 +209,8 @@ public struct Tracked<Value> {
   }
 
   @inlinable @inline(__always)
-  internal static func _fieldKey<Object: AnyObject>(_ object: Object, _ storage: UnsafeMutablePointer<Self>) -> FieldKey {
+  internal static func _fieldKey<Object: AnyObject>(_ object: Object, _ storage: UnsafeMutablePointer<Self>) -> FieldKey
+  {
     let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     return FieldKey(storedPropertyOffset: UnsafeRawPointer(storage) - base)
   }

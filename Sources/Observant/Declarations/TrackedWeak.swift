@@ -24,7 +24,9 @@ public struct TrackedWeak<Object: AnyObject> {
 
   /// Unavailable: `@TrackedWeak` reaches its object's registrar through the enclosing instance, so
   /// it works only on properties of classes that conform to `Trackable`.
-  @available(*, unavailable, message: "@TrackedWeak can only be used on properties of a class that conforms to Trackable")
+  @available(
+    *, unavailable, message: "@TrackedWeak can only be used on properties of a class that conforms to Trackable"
+  )
   public var wrappedValue: Object? {
     get { fatalError("@TrackedWeak can only be used on properties of a class that conforms to Trackable") }
     set { fatalError("@TrackedWeak can only be used on properties of a class that conforms to Trackable") }
@@ -39,7 +41,8 @@ public struct TrackedWeak<Object: AnyObject> {
     get {
       if let recorder = ThreadLocal.recorderForReads {
         recorder._withUnsafeGuaranteedRef {
-          $0.record(owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
+          $0.record(
+            owner.trackingRegistrar, _fieldKey(owner, storageKeyPath), .storedProperty(Owner.self), seen: Stamp.none)
         }
       }
       return owner[keyPath: storageKeyPath].object
@@ -59,7 +62,9 @@ public struct TrackedWeak<Object: AnyObject> {
   }
 
   @inlinable @inline(__always)
-  internal static func _fieldKey<Owner: AnyObject>(_ owner: Owner, _ storageKeyPath: ReferenceWritableKeyPath<Owner, Self>) -> FieldKey {
+  internal static func _fieldKey<Owner: AnyObject>(
+    _ owner: Owner, _ storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
+  ) -> FieldKey {
     let base = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
     let storage = _withUnprotectedUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { UnsafeRawPointer($0) }
     return FieldKey(storedPropertyOffset: storage - base)

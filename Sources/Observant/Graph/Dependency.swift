@@ -47,7 +47,9 @@ internal final class Dependency: @unchecked Sendable {
     return read == stamp || read == Stamp.none || (stamp != Stamp.none && alias.load(ordering: .relaxed) == stamp)
   }
 
-  init(table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?) {
+  init(
+    table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?
+  ) {
     self.table = table
     self.key = key
     self.name = name

@@ -64,7 +64,8 @@ internal enum FieldNames {
 
   /// The key of the field called `name`.
   static func key(for name: StaticString) -> FieldKey {
-    let address = name.hasPointerRepresentation ? UInt(bitPattern: name.utf8Start) : UInt(name.unicodeScalar.value) << 1 | 1
+    let address =
+      name.hasPointerRepresentation ? UInt(bitPattern: name.utf8Start) : UInt(name.unicodeScalar.value) << 1 | 1
     let slot = Int(truncatingIfNeeded: (address >> 3) ^ (address >> 11)) & (cacheSize - 1)
     // The key word repeats the address's low bits, so a reader that catches two writers racing on
     // one slot notices the mismatch (as in `_TypeTraits`).

@@ -353,7 +353,9 @@ internal struct DependencyIndex {
     let mask = slots.count - 1
     var position = slot(tableWord, key)
     while let entry = slots[position] {
-      let found = entry._withUnsafeGuaranteedRef { UInt(bitPattern: ObjectIdentifier($0.table)) == tableWord && $0.key == key }
+      let found = entry._withUnsafeGuaranteedRef {
+        UInt(bitPattern: ObjectIdentifier($0.table)) == tableWord && $0.key == key
+      }
       if found { return entry.takeUnretainedValue() }
       position = (position + 1) & mask
     }

@@ -29,4 +29,3 @@ package func withTrackingGuard<Result>(_ guard: TrackingGuard, _ body: () throws
   defer { recorder._withUnsafeGuaranteedRef { _ = $0.swapGuard(previous) } }
   return try body()
 }
-

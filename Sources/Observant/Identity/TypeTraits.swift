@@ -56,7 +56,9 @@ internal enum _TypeTraits {
     // The value word repeats the address's low 32 bits beside the flags, so a reader that sees
     // the address of one type and the flags of another (two writers racing on one slot) notices.
     let stored = values[slot].load(ordering: .acquiring)
-    if addresses[slot].load(ordering: .acquiring) == address, UInt32(truncatingIfNeeded: stored >> 32) == UInt32(truncatingIfNeeded: address) {
+    if addresses[slot].load(ordering: .acquiring) == address,
+      UInt32(truncatingIfNeeded: stored >> 32) == UInt32(truncatingIfNeeded: address)
+    {
       return UInt32(truncatingIfNeeded: stored)
     }
     let flags = compute(Value.self)

@@ -47,7 +47,8 @@ package func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
 @inlinable
 internal func _isComparable<Value>(_: Value.Type) -> Bool {
   _TypeTraits.flags(of: Value.self)
-    & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference) != 0
+    & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference)
+    != 0
 }
 
 /// A number that is equal for two values of the same lineage exactly when their content is
@@ -68,7 +69,9 @@ internal func _contentStamp<Value>(of value: Value) -> UInt64? {
 }
 
 @inlinable
-internal func _openInstanceVersion<Identified: InstanceIdentifiable, Value>(_: Identified.Type, _ value: Value) -> UInt64 {
+internal func _openInstanceVersion<Identified: InstanceIdentifiable, Value>(_: Identified.Type, _ value: Value)
+  -> UInt64
+{
   (value as! Identified)._instanceVersion
 }
 
@@ -188,13 +191,19 @@ extension ArraySlice: _ContentTokenBoxing where Element: ObservableState {
 
 extension Dictionary: _ContentTokenBoxing where Value: ObservableState {
   @usableFromInline static func _tokenValues<Field>(_ old: Field, _ new: Field) -> ChangeValues {
-    (ValueBox((old as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }), ValueBox((new as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }))
+    (
+      ValueBox(
+        (old as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }),
+      ValueBox(
+        (new as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })
+    )
   }
 }
 
 /// The tokens of a collection's states, in order.
 @usableFromInline
-internal func _elementTokens<States: Collection>(_ states: States) -> [_ContentToken] where States.Element: ObservableState {
+internal func _elementTokens<States: Collection>(_ states: States) -> [_ContentToken]
+where States.Element: ObservableState {
   states.map { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
 }
 
@@ -226,16 +235,21 @@ internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
   ContentDiff.collectStates(in: lhs, into: &left, depth: 0)
   ContentDiff.collectStates(in: rhs, into: &right, depth: 0)
   return left.count == right.count
-    && zip(left, right).allSatisfy { $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion }
+    && zip(left, right).allSatisfy {
+      $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion
+    }
 }
 
 internal protocol _StateCopies {
   static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool
 }
 
-private func _sameCopies<States: Collection>(_ lhs: States, _ rhs: States) -> Bool where States.Element: ObservableState {
+private func _sameCopies<States: Collection>(_ lhs: States, _ rhs: States) -> Bool
+where States.Element: ObservableState {
   lhs.count == rhs.count
-    && zip(lhs, rhs).allSatisfy { $0.observableStateID == $1.observableStateID && $0.registrar.stamp == $1.registrar.stamp }
+    && zip(lhs, rhs).allSatisfy {
+      $0.observableStateID == $1.observableStateID && $0.registrar.stamp == $1.registrar.stamp
+    }
 }
 
 extension Array: _StateCopies where Element: ObservableState {

@@ -54,7 +54,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     self.body = body
     self.scheduling = scheduling
     if let isolation {
-      self.isolation = ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(isolation)
+      self.isolation =
+        ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(isolation)
     } else {
       self.isolation = .any
     }

@@ -21,7 +21,9 @@ package func printToStandardError(_ message: String) {
 /// `precondition` prints its message only in debug builds (`-Onone`); a documented stop must say
 /// what went wrong in release builds too, so the package's own checks end here.
 @inline(never)
-package func observantFatalError(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> Never {
+package func observantFatalError(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line)
+  -> Never
+{
   fatalError(message(), file: file, line: line)
 }
 

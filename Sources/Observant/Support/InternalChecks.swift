@@ -12,6 +12,8 @@ internal let _internalChecksEnabled: Bool = {
 
 /// Stops with `message` if an internal invariant is broken (only with internal checks on).
 @inline(never)
-internal func _invariantViolated(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> Never {
+internal func _invariantViolated(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line)
+  -> Never
+{
   fatalError("Observant internal invariant broken: \(message())", file: file, line: line)
 }

@@ -188,7 +188,9 @@ internal final class TransactionContext {
   /// The state the observers of a record read, if a write of this transaction left a value-type
   /// field of `table` in the state `latestSeen`.
   func originalSeen(table: ObserverTable, latestSeen: UInt64) -> UInt64? {
-    guard !records.isEmpty, let position = recordPosition(table, .unresolved, latestSeen: latestSeen) else { return nil }
+    guard !records.isEmpty, let position = recordPosition(table, .unresolved, latestSeen: latestSeen) else {
+      return nil
+    }
     return records[position].originalSeen
   }
 
@@ -380,7 +382,8 @@ internal struct ObserverQueue {
     for index in entries.indices {
       if kept > 0, entries[kept - 1].observer === entries[index].observer {
         entries[kept - 1].order = max(entries[kept - 1].order, entries[index].order)
-        entries[kept - 1].onlyIfInputsChanged = entries[kept - 1].onlyIfInputsChanged && entries[index].onlyIfInputsChanged
+        entries[kept - 1].onlyIfInputsChanged =
+          entries[kept - 1].onlyIfInputsChanged && entries[index].onlyIfInputsChanged
       } else {
         entries[kept] = entries[index]
         kept += 1

@@ -12,7 +12,8 @@ extension IdentifiedArray: ExpressibleByArrayLiteral where Element: Identifiable
   @inlinable
   public init(arrayLiteral elements: Element...) {
     self.init(
-      _uniqueElements: elements, readID: _IdentifiableIDReader<Element>().id(at:), operation: "IdentifiedArray array literal"
+      _uniqueElements: elements, readID: _IdentifiableIDReader<Element>().id(at:),
+      operation: "IdentifiedArray array literal"
     )
   }
 }

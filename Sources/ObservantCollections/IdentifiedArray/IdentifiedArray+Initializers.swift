@@ -19,7 +19,8 @@ extension IdentifiedArray {
   /// - Complexity: O(*n*) expected, where *n* is the number of elements.
   @inlinable
   public init(uniqueElements elements: some Sequence<Element>, id: @escaping @Sendable (Element) -> ID) {
-    self.init(_uniqueElements: elements, readID: _ClosureIDReader(id).id(at:), operation: "IdentifiedArray(uniqueElements:)")
+    self.init(
+      _uniqueElements: elements, readID: _ClosureIDReader(id).id(at:), operation: "IdentifiedArray(uniqueElements:)")
   }
 
   /// Creates an array of elements that you guarantee to have unique ids, skipping the check.
@@ -114,7 +115,9 @@ extension IdentifiedArray {
 
   /// Builds an array, keeping the first element with each id.
   @inlinable
-  internal init(_keepingFirstOf elements: some Sequence<Element>, readID: @escaping @Sendable (UnsafePointer<Element>) -> ID) {
+  internal init(
+    _keepingFirstOf elements: some Sequence<Element>, readID: @escaping @Sendable (UnsafePointer<Element>) -> ID
+  ) {
     self.init(_building: elements, readID: readID) { _, _, _ in }
   }
 
@@ -165,7 +168,8 @@ extension IdentifiedArray where Element: Identifiable, ID == Element.ID {
   @inlinable
   public init(uniqueElements elements: some Sequence<Element>) {
     self.init(
-      _uniqueElements: elements, readID: _IdentifiableIDReader<Element>().id(at:), operation: "IdentifiedArray(uniqueElements:)"
+      _uniqueElements: elements, readID: _IdentifiableIDReader<Element>().id(at:),
+      operation: "IdentifiedArray(uniqueElements:)"
     )
   }
 
@@ -197,4 +201,3 @@ extension IdentifiedArray where Element: Identifiable, ID == Element.ID {
     self.init(_keepingFirstOf: elements, readID: _IdentifiableIDReader<Element>().id(at:))
   }
 }
-

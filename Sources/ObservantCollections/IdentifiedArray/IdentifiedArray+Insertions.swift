@@ -49,7 +49,8 @@ extension IdentifiedArray {
   @inlinable
   @discardableResult
   public mutating func insert(_ element: Element, at index: Int) -> (inserted: Bool, index: Int) {
-    _checkPrecondition(index >= 0 && index <= count, "IdentifiedArray insertion index \(index) is out of bounds 0...\(count)")
+    _checkPrecondition(
+      index >= 0 && index <= count, "IdentifiedArray insertion index \(index) is out of bounds 0...\(count)")
     let elementID = _id(of: element)
     let probe = _ids._find(elementID)
     if let offset = probe.offset {
@@ -91,7 +92,8 @@ extension IdentifiedArray {
   /// Inserts an element whose id the failed look-up `probe` proved absent; the caller records
   /// the change.
   @inlinable
-  internal mutating func _insertNewWithoutRecording(_ element: Element, id: ID, at offset: Int, probe: _HashIndex.Probe) {
+  internal mutating func _insertNewWithoutRecording(_ element: Element, id: ID, at offset: Int, probe: _HashIndex.Probe)
+  {
     _ids._insertNew(id, at: offset, probe: probe)
     _elements.insert(element, at: offset)
   }

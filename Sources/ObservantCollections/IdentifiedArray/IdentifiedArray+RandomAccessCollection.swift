@@ -21,7 +21,7 @@ extension IdentifiedArray: RandomAccessCollection {
   ///
   /// - Complexity: O(1)
   @inlinable
-  public var indices: Range<Int> { 0 ..< _elements.count }
+  public var indices: Range<Int> { 0..<_elements.count }
 
   /// The number of elements.
   ///

@@ -4,7 +4,9 @@ extension IdentifiedArray {
   /// - Complexity: O(1) expected.
   @inlinable
   public mutating func swapAt(_ i: Int, _ j: Int) {
-    _checkPrecondition(indices.contains(i) && indices.contains(j), "IdentifiedArray.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
+    _checkPrecondition(
+      indices.contains(i) && indices.contains(j), "IdentifiedArray.swapAt(\(i), \(j)): index out of bounds 0..<\(count)"
+    )
     _ids.swapAt(i, j)
     guard i != j else { return }
     _elements.swapAt(i, j)
@@ -53,7 +55,9 @@ extension IdentifiedArray {
   @inlinable
   public mutating func move(fromOffsets offsets: some Sequence<Int>, toOffset destination: Int) {
     let ranges = _rangeSet(ofOffsets: offsets, count: count, operation: "IdentifiedArray.move(fromOffsets:toOffset:)")
-    _checkPrecondition(destination >= 0 && destination <= count, "IdentifiedArray.move destination \(destination) is out of bounds 0...\(count)")
+    _checkPrecondition(
+      destination >= 0 && destination <= count,
+      "IdentifiedArray.move destination \(destination) is out of bounds 0...\(count)")
     guard _ids._moveSubranges(ranges, to: destination) else { return }
     _elements.moveSubranges(ranges, to: destination)
     _structureDidChange()

@@ -41,7 +41,9 @@ extension IdentifiedArray {
   /// Checks and records an access through `subscript(position:)` once the caller is done; runs
   /// even when the access is abandoned by a thrown error.
   @inlinable
-  internal mutating func _finishPositionalModify(at position: Int, oldID: ID, oldIdentity: InstanceIdentity?, token: UInt64) {
+  internal mutating func _finishPositionalModify(
+    at position: Int, oldID: ID, oldIdentity: InstanceIdentity?, token: UInt64
+  ) {
     Self._didModifyInPlace(_elements[position], identity: oldIdentity, token: token)
     let newID = _id(at: position)
     if newID != oldID { Self._positionalIDChangeFailure(at: position, from: oldID, to: newID) }

@@ -163,7 +163,9 @@ extension IdentifiedArray {
 }
 
 @inlinable
-internal func _openWillModify<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ element: Element) -> UInt64 {
+internal func _openWillModify<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ element: Element)
+  -> UInt64
+{
   Identified._willModifyInstanceInPlace(element as! Identified)
 }
 
@@ -175,7 +177,9 @@ internal func _openDidModify<Identified: InstanceIdentifiable, Element>(
 }
 
 @inlinable
-internal func _openWasReplaced<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ old: Element, _ new: inout Element) {
+internal func _openWasReplaced<Identified: InstanceIdentifiable, Element>(
+  _: Identified.Type, _ old: Element, _ new: inout Element
+) {
   var element = new as! Identified
   Identified._instanceWasReplaced(old as! Identified, by: &element)
   new = element as! Element

@@ -67,7 +67,8 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   /// Creates an array from parallel ids and elements, which must agree.
   @inlinable
   internal init(
-    _ids ids: OrderedSet<ID>, elements: ContiguousArray<Element>, readID: @escaping @Sendable (UnsafePointer<Element>) -> ID
+    _ids ids: OrderedSet<ID>, elements: ContiguousArray<Element>,
+    readID: @escaping @Sendable (UnsafePointer<Element>) -> ID
   ) {
     _ids = ids
     _elements = elements

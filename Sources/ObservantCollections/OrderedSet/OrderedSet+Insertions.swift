@@ -50,7 +50,8 @@ extension OrderedSet {
   @inlinable
   @discardableResult
   public mutating func insert(_ element: Element, at index: Int) -> (inserted: Bool, index: Int) {
-    _checkPrecondition(index >= 0 && index <= count, "OrderedSet insertion index \(index) is out of bounds 0...\(count)")
+    _checkPrecondition(
+      index >= 0 && index <= count, "OrderedSet insertion index \(index) is out of bounds 0...\(count)")
     let probe = _find(element)
     if let offset = probe.offset {
       return (false, offset)

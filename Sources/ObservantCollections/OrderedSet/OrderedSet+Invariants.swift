@@ -16,7 +16,8 @@ extension OrderedSet {
       return
     }
     let bucketCount = _index.bucketCount
-    _checkPrecondition(bucketCount & (bucketCount - 1) == 0, "OrderedSet bucket count \(bucketCount) is not a power of two")
+    _checkPrecondition(
+      bucketCount & (bucketCount - 1) == 0, "OrderedSet bucket count \(bucketCount) is not a power of two")
     _checkPrecondition(count <= _index.capacity, "OrderedSet of \(count) elements overfills \(bucketCount) buckets")
     let occupied = _index._buckets.reduce(0) { $1 == 0 ? $0 : $0 + 1 }
     _checkPrecondition(occupied == count, "OrderedSet index has \(occupied) entries for \(count) elements")

@@ -21,7 +21,7 @@ extension OrderedSet: RandomAccessCollection {
   ///
   /// - Complexity: O(1)
   @inlinable
-  public var indices: Range<Int> { 0 ..< _elements.count }
+  public var indices: Range<Int> { 0..<_elements.count }
 
   /// The number of elements in the set.
   ///

@@ -4,7 +4,8 @@ extension OrderedSet {
   /// - Complexity: O(1) expected.
   @inlinable
   public mutating func swapAt(_ i: Int, _ j: Int) {
-    _checkPrecondition(indices.contains(i) && indices.contains(j), "OrderedSet.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
+    _checkPrecondition(
+      indices.contains(i) && indices.contains(j), "OrderedSet.swapAt(\(i), \(j)): index out of bounds 0..<\(count)")
     guard i != j else { return }
     if _index.isEnabled {
       let bucketOfI = _index.bucket(ofOffset: i, in: _elements)
@@ -41,7 +42,9 @@ extension OrderedSet {
   @inlinable
   public mutating func move(fromOffsets offsets: some Sequence<Int>, toOffset destination: Int) {
     let ranges = _rangeSet(ofOffsets: offsets, count: count, operation: "OrderedSet.move(fromOffsets:toOffset:)")
-    _checkPrecondition(destination >= 0 && destination <= count, "OrderedSet.move destination \(destination) is out of bounds 0...\(count)")
+    _checkPrecondition(
+      destination >= 0 && destination <= count,
+      "OrderedSet.move destination \(destination) is out of bounds 0...\(count)")
     _moveSubranges(ranges, to: destination)
   }
 
@@ -59,15 +62,17 @@ extension OrderedSet {
   /// - Complexity: O(|`destination` - `source`|) expected.
   @inlinable
   public mutating func move(from source: Int, to destination: Int) {
-    _checkPrecondition(indices.contains(source) && indices.contains(destination), "OrderedSet.move(from: \(source), to: \(destination)): index out of bounds 0..<\(count)")
+    _checkPrecondition(
+      indices.contains(source) && indices.contains(destination),
+      "OrderedSet.move(from: \(source), to: \(destination)): index out of bounds 0..<\(count)")
     guard source != destination else { return }
     let movedBucket = _index.isEnabled ? _index.bucket(ofOffset: source, in: _elements) : 0
     _elements._rotate(from: source, to: destination)
     if _index.isEnabled {
       if source < destination {
-        _index.shiftOffsets(source &+ 1 ..< destination &+ 1, by: -1, in: _elements)
+        _index.shiftOffsets(source &+ 1..<destination &+ 1, by: -1, in: _elements)
       } else {
-        _index.shiftOffsets(destination ..< source, by: 1, in: _elements)
+        _index.shiftOffsets(destination..<source, by: 1, in: _elements)
       }
       _index.setOffset(destination, inBucket: movedBucket)
     }
@@ -114,7 +119,7 @@ internal func _rangeSet(ofOffsets offsets: some Sequence<Int>, count: Int, opera
   var ranges = RangeSet<Int>()
   for offset in offsets {
     _checkPrecondition(offset >= 0 && offset < count, "\(operation): offset \(offset) is out of bounds 0..<\(count)")
-    ranges.insert(contentsOf: offset ..< offset &+ 1)
+    ranges.insert(contentsOf: offset..<offset &+ 1)
   }
   return ranges
 }
@@ -125,7 +130,7 @@ internal func _rangeSet(ofOffsets offsets: some Sequence<Int>, count: Int, opera
 internal func _moveChangesOrder(_ ranges: RangeSet<Int>, to destination: Int) -> Bool {
   guard let first = ranges.ranges.first else { return false }
   if ranges.ranges.count == 1 {
-    return !(first.lowerBound ... first.upperBound).contains(destination)
+    return !(first.lowerBound...first.upperBound).contains(destination)
   }
   return true
 }
@@ -135,9 +140,9 @@ extension ContiguousArray {
   @inlinable
   internal mutating func _rotate(from source: Int, to destination: Int) {
     if source < destination {
-      for offset in source ..< destination { swapAt(offset, offset &+ 1) }
+      for offset in source..<destination { swapAt(offset, offset &+ 1) }
     } else {
-      for offset in (destination ..< source).reversed() { swapAt(offset, offset &+ 1) }
+      for offset in (destination..<source).reversed() { swapAt(offset, offset &+ 1) }
     }
   }
 }

@@ -90,7 +90,7 @@ extension OrderedSet {
       }
       return
     }
-    _index.shiftOffsets(offset ..< _elements.count &- 1, by: 1, in: _elements)
+    _index.shiftOffsets(offset..<_elements.count &- 1, by: 1, in: _elements)
     _index.insert(offset: offset, probe: probe, count: _elements.count)
   }
 
@@ -101,7 +101,7 @@ extension OrderedSet {
       _index.delete(bucket: bucket ?? _index.bucket(ofOffset: offset, in: _elements))
     }
     let removed = _elements.remove(at: offset)
-    _index.shiftOffsets(offset &+ 1 ..< _elements.count &+ 1, by: -1, in: _elements)
+    _index.shiftOffsets(offset &+ 1..<_elements.count &+ 1, by: -1, in: _elements)
     return removed
   }
 

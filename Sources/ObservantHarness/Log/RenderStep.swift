@@ -63,7 +63,9 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
     // Causes per name in one pass (a step may run 100,000 bodies).
     var causesByName: [String: [RunCause]] = [:]
     for (name, causes) in zip(runs, self.causes) where !causes.isEmpty {
-      for cause in causes where !(causesByName[name]?.contains(cause) ?? false) { causesByName[name, default: []].append(cause) }
+      for cause in causes where !(causesByName[name]?.contains(cause) ?? false) {
+        causesByName[name, default: []].append(cause)
+      }
     }
     return order.map { name in
       let causes = causesByName[name] ?? []

@@ -123,6 +123,7 @@ public final class RenderContext {
   internal func checkOpen(_ operation: StaticString) {
     observantPrecondition(
       isOpen,
-      "RenderContext.\(operation) of \"\(name)\" was called after its body returned; a context is valid only while its body runs")
+      "RenderContext.\(operation) of \"\(name)\" was called after its body returned; a context is valid only while its body runs"
+    )
   }
 }

@@ -98,8 +98,10 @@ public final class RenderTree {
   /// - Complexity: The bodies that re-run, plus reconciliation in the parents among them.
   @discardableResult
   public func step(_ name: String = "step", _ mutation: () throws -> Void) rethrows -> RenderStep {
-    observantPrecondition(!isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
-    observantPrecondition(runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    observantPrecondition(
+      !isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
+    observantPrecondition(
+      runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
     tracking.runPendingBodies()
     closeStep()
     openStep = OpenStep(name: name)

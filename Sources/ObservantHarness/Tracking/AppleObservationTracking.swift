@@ -141,7 +141,11 @@ internal final class AppleTrackedBody: RenderSubscription {
     guard let body else { return }
     generation &+= 1
     let firing = Firing(body: self, generation: generation)
-    withObservationTracking { body.run() } onChange: { firing.fire() }
+    withObservationTracking {
+      body.run()
+    } onChange: {
+      firing.fire()
+    }
     // Even if the run cancelled this body (a body that tore its tree down): the tree pairs the
     // two calls.
     body.finishRun()

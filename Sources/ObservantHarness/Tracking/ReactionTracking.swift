@@ -42,7 +42,8 @@ public struct ReactionTracking: RenderTracking {
   ///
   /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
   public func track(_ body: any RenderBody) -> any RenderSubscription {
-    Reaction(body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses) { [unowned body] in
+    Reaction(body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses) {
+      [unowned body] in
       body.run()
       // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
       // become this body's dependencies. Children track their own reads in their own reactions.

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 
 /// An item with two fields, so that a change of one can be told from a change of the other.
