@@ -19,7 +19,6 @@ if arguments.first == InstructionCounts.microWorkloadFlag {
 let options = Options.parse(arguments)
 if let alone = options.derivedWorkload {
   DerivedBenchmarks.runAlone(workload: alone.name, strategy: alone.strategy, operations: alone.operations)
-  exit(0)
 }
 let timing = options.quick ? Timing.quick : Timing.standard
 var report = BenchmarkReport(machine: .current(), startedAt: currentTimestamp(), arguments: arguments)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Observant
 import Observation
 
@@ -58,7 +65,7 @@ enum DerivedBenchmarks {
   }
 
   /// Runs one strategy of one workload `operations` times (for profilers).
-  static func runAlone(workload name: String, strategy: String, operations: Int) {
+  static func runAlone(workload name: String, strategy: String, operations: Int) -> Never {
     guard let workload = cases.first(where: { $0.name.hasPrefix(name) }) else {
       fail("unknown derived workload '\(name)' (known: \(cases.map(\.name).joined(separator: "; ")))")
     }
@@ -72,6 +79,9 @@ enum DerivedBenchmarks {
     }
     _ = closure(1)  // warm up outside the measured loop
     measuredLoop(closure, operations)
+    // Nothing after the measured loop: callgrind counts until the process ends, and tearing the
+    // three workloads down (thousands of objects) would be counted as part of the writes.
+    _exit(0)
   }
 
   /// The loop a profiler should look at (callgrind starts counting when it is entered).
