@@ -86,14 +86,12 @@ internal final class Recorder {
       // The dependency the previous run read at this point: a re-run that reads what it read
       // before stops here.
       if cursor < dependencies.count {
-        let reused = dependencies.withUnsafeBufferPointer { buffer in
-          Unmanaged.passUnretained(buffer[cursor])._withUnsafeGuaranteedRef { candidate -> Bool in
-            guard UInt(bitPattern: ObjectIdentifier(candidate.table)) == tableWord, candidate.key == resolved,
-              candidate.generation != generation
-            else { return false }
-            reuse(candidate, seen: seen)
-            return true
-          }
+        let reused = unretainedDependency(at: cursor)._withUnsafeGuaranteedRef { candidate -> Bool in
+          guard UInt(bitPattern: ObjectIdentifier(candidate.table)) == tableWord, candidate.key == resolved,
+            candidate.generation != generation
+          else { return false }
+          reuse(candidate, seen: seen)
+          return true
         }
         if reused {
           cursor += 1
@@ -138,12 +136,21 @@ internal final class Recorder {
   /// then and now.
   private func isRepeated(at position: Int, seen: UInt64) -> Bool {
     guard currentGuardIdentity == nil else { return false }
-    return dependencies.withUnsafeBufferPointer { buffer in
-      Unmanaged.passUnretained(buffer[position])._withUnsafeGuaranteedRef { dependency in
-        dependency.generation == generation && dependency.guardedBy == nil
-          && dependency.seen.load(ordering: .relaxed) == seen
-      }
+    return unretainedDependency(at: position)._withUnsafeGuaranteedRef { dependency in
+      dependency.generation == generation && dependency.guardedBy == nil
+        && dependency.seen.load(ordering: .relaxed) == seen
     }
+  }
+
+  /// The dependency at `position`, without touching a reference count: the array keeps it alive
+  /// while it is used (nothing removes dependencies while a read is recorded).
+  ///
+  /// Taken out of the buffer before it is used: an atomic operation inside the buffer's closure
+  /// makes the compiler retain and release the array's storage around it (two atomic operations
+  /// on every tracked read).
+  @inline(__always)
+  private func unretainedDependency(at position: Int) -> Unmanaged<Dependency> {
+    dependencies.withUnsafeBufferPointer { Unmanaged.passUnretained($0[position]) }
   }
 
   /// A dependency of the previous run read again: same edge, possibly a newer stamp.
