@@ -1,6 +1,5 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
+import ObservantTestSupport
 import Testing
 
 // The code of the Observant catalog's articles (Sources/Observant/Observant.docc), verbatim: each
@@ -12,11 +11,16 @@ import Testing
 
 @Suite("Article: Getting started")
 struct GettingStartedArticle {
+  /// What the examples print (this `print` shadows the standard library's; see `PrintedLines`).
+  let printed = PrintedLines()
+  func print(_ items: Any..., separator: String = " ") { printed.append(items, separator: separator) }
+
   final class Counter: Trackable {
     let trackingRegistrar = TrackingRegistrar()
     @Tracked var count = 0
   }
 
+  // swift-format-ignore
   struct Todo: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -44,17 +48,19 @@ struct GettingStartedArticle {
     let label = Reaction("Label") {
       print("count: \(counter.count)")
     }
-    counter.count += 1   // prints "count: 1"
-    counter.count = 1    // the same value: nothing runs
-    transaction {        // two writes, one run: prints "count: 3"
+    counter.count += 1  // prints "count: 1"
+    counter.count = 1  // the same value: nothing runs
+    transaction {  // two writes, one run: prints "count: 3"
       counter.count += 1
       counter.count += 1
     }
-    label.cancel()       // never runs again
+    label.cancel()  // never runs again
 
+    #expect(printed.take() == ["count: 0", "count: 1", "count: 3"])
     #expect(label.runCount == 3)
     counter.count += 1
     #expect(label.runCount == 3)
+    #expect(printed.take() == [])
   }
 
   @Test("a counter, step by step")
@@ -88,13 +94,13 @@ struct GettingStartedArticle {
       }
     }
 
-    list.todos[id: 2]?.isDone = true          // re-runs "Row 2", nothing else
-    list.todos[id: 1]?.title = "Oat milk"     // re-runs "Row 1", nothing else
+    list.todos[id: 2]?.isDone = true  // re-runs "Row 2", nothing else
+    list.todos[id: 1]?.title = "Oat milk"  // re-runs "Row 1", nothing else
 
     #expect(header.runCount == 1)
     #expect(rows.map(\.runCount) == [2, 2, 1])
 
-    list.todos.append(Todo(id: 4, title: "Tea"))   // re-runs "Header", and every row
+    list.todos.append(Todo(id: 4, title: "Tea"))  // re-runs "Header", and every row
 
     #expect(header.runCount == 2)
     #expect(rows.map(\.runCount) == [3, 3, 2])
@@ -110,7 +116,7 @@ struct DeclaringArticle {
     @Tracked var name = ""
     @Tracked var tags: [String] = []
     @TrackedWeak var manager: Profile?
-    var cache: [String: Int] = [:]   // not tracked: invisible to observers
+    var cache: [String: Int] = [:]  // not tracked: invisible to observers
   }
 
   final class Document: Trackable {
@@ -125,6 +131,7 @@ struct DeclaringArticle {
     }
   }
 
+  // swift-format-ignore
   struct Settings: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -138,6 +145,7 @@ struct DeclaringArticle {
     }
   }
 
+  // swift-format-ignore
   struct Alert: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -145,6 +153,7 @@ struct DeclaringArticle {
     var message: String { get { registrar.read(_message) } set { registrar.write(&_message, newValue) } }
   }
 
+  // swift-format-ignore
   struct Account: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -181,6 +190,7 @@ struct DeclaringArticle {
     }
   }
 
+  // swift-format-ignore
   struct Point: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -191,12 +201,13 @@ struct DeclaringArticle {
     }
 
     private var _y: StateField<Int>
-    var y: Int {
+    var y: Int = 0 {
       @storageRestrictions(initializes: _y) init { _y = StateField(newValue) }
       get { registrar.read(_y) } set { registrar.write(&_y, newValue) }
     }
   }
 
+  // swift-format-ignore
   struct Size: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -295,6 +306,7 @@ struct DeclaringArticle {
     #expect((slot.runCount, message.runCount) == (4, 5))
   }
 
+  // swift-format-ignore
   /// Fields of every collection kind the article's table lists.
   struct Board: ObservableState {
     var registrar = StateRegistrar<Self>()
@@ -330,6 +342,7 @@ struct DeclaringArticle {
     }
   }
 
+  // swift-format-ignore
   struct Tile: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -379,6 +392,8 @@ struct DeclaringArticle {
     let point = Point(x: 3, y: 4)
     let size = Size(width: 2)
     #expect((point.x, point.y, size.width) == (3, 4, 2))
+    let onTheAxis = Point(x: 3)  // y's default value is the parameter's default
+    #expect((onTheAxis.x, onTheAxis.y) == (3, 0))
   }
 }
 
@@ -386,6 +401,7 @@ struct DeclaringArticle {
 
 @Suite("Article: Identity rules")
 struct IdentityRulesArticle {
+  // swift-format-ignore
   struct Todo: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -416,12 +432,35 @@ struct IdentityRulesArticle {
     let list = Reaction("List") { _ = editor.todos.count }
     let title = Reaction("Title") { _ = editor.todos[id: 1]?.title }
 
-    editor.todos[id: 1]?.title = "Oat milk"           // "Title" runs; "List" does not
-    editor.todos.append(Todo(id: 3, title: "Tea"))     // "List" runs (and "Title", which read the slot)
-    editor.todos[id: 3] = Todo(id: 3, title: "Tea")    // a new value under the same id: "List" runs
+    editor.todos[id: 1]?.title = "Oat milk"  // "Title" runs; "List" does not
+    editor.todos.append(Todo(id: 3, title: "Tea"))  // "List" runs (and "Title", which read the slot)
+    editor.todos[id: 3] = Todo(id: 3, title: "Tea")  // a new value under the same id: "List" runs
+    editor.todos = IdentifiedArray(uniqueElements: editor.todos.elements)  // rebuilt: "List" and "Title" run
 
-    #expect(list.runCount == 3)
-    #expect(title.runCount == 4)
+    #expect(list.runCount == 4)
+    #expect(title.runCount == 5)
+  }
+
+  @Test("the slot, step by step: in place, appended, replaced under the same id, rebuilt from the same elements")
+  func slotSteps() {
+    let editor = Editor()
+    let list = Reaction("List") { _ = editor.todos.count }
+    let title = Reaction("Title") { _ = editor.todos[id: 1]?.title }
+    editor.todos[id: 1]?.title = "Oat milk"
+    #expect((list.runCount, title.runCount) == (1, 2))
+    editor.todos.append(Todo(id: 3, title: "Tea"))
+    #expect((list.runCount, title.runCount) == (2, 3))
+    editor.todos[id: 3] = Todo(id: 3, title: "Tea")
+    #expect((list.runCount, title.runCount) == (3, 4))
+    let before = editor.todos
+    editor.todos = IdentifiedArray(uniqueElements: editor.todos.elements)
+    #expect((list.runCount, title.runCount) == (4, 5))
+    #expect(editor.todos.map(\.observableStateID) == before.map(\.observableStateID))  // the same elements...
+    #expect(!isIdentityEqual(editor.todos, before))  // ...but a new structure version: not identity-equal
+    let copy = editor.todos
+    editor.todos[id: 1]?.title = "Soy milk"  // in place: the structure version stays
+    #expect(isIdentityEqual(editor.todos, copy))
+    #expect((list.runCount, title.runCount) == (4, 6))
   }
 
   @Test("copies: a detached copy disturbs the live value's readers once, the copy assigned back notifies")
@@ -431,9 +470,9 @@ struct IdentityRulesArticle {
     let title = Reaction("Title") { shown.values.append(editor.todos[id: 1]?.title ?? "") }
 
     var copy = editor.todos[id: 1]!
-    copy.title = "Oat milk"        // a write to a detached copy: "Title" runs once, still shows "Milk"
-    copy.title = "Soy milk"        // not again: once per copy
-    editor.todos[id: 1] = copy     // assigned back: "Title" runs and shows "Soy milk"
+    copy.title = "Oat milk"  // a write to a detached copy: "Title" runs once, still shows "Milk"
+    copy.title = "Soy milk"  // not again: once per copy
+    editor.todos[id: 1] = copy  // assigned back: "Title" runs and shows "Soy milk"
 
     #expect(shown.values == ["Milk", "Milk", "Soy milk"])
     #expect(title.runCount == 3)
@@ -446,10 +485,10 @@ struct IdentityRulesArticle {
     let title = Reaction("Title") { shown.values.append(editor.todos[id: 1]?.title ?? "") }
     let draftTitle = Reaction("Draft") { _ = editor.draft?.title }
 
-    editor.draft = editor.todos[id: 1]          // start editing a copy
-    editor.draft?.title = "Almond milk"         // "Draft" runs; "Title" runs once for this copy
-    editor.draft?.title = "Rice milk"           // "Draft" runs
-    editor.todos[id: 1] = editor.draft!         // saved: "Title" runs and shows "Rice milk"
+    editor.draft = editor.todos[id: 1]  // start editing a copy
+    editor.draft?.title = "Almond milk"  // "Draft" runs; "Title" runs once for this copy
+    editor.draft?.title = "Rice milk"  // "Draft" runs
+    editor.todos[id: 1] = editor.draft!  // saved: "Title" runs and shows "Rice milk"
     editor.draft = nil
 
     #expect(shown.values == ["Milk", "Milk", "Rice milk"])
@@ -467,7 +506,7 @@ struct IdentityRulesArticle {
     let snapshot = editor.todos
     editor.todos[id: 1]?.title = "Tea"
     editor.todos.append(Todo(id: 3, title: "Bread"))
-    editor.todos = snapshot     // "Title" shows "Milk" again, "List" counts 2 again
+    editor.todos = snapshot  // "Title" shows "Milk" again, "List" counts 2 again
 
     #expect(shown.values.last == "Milk")
     #expect(editor.todos.count == 2)
@@ -492,8 +531,8 @@ struct IdentityRulesArticle {
     var todo = Todo(id: 7, title: "Milk")
     let title = Reaction("Title") { _ = todo.title }
 
-    transaction { todo.replace(with: Todo(id: 7, title: "Eggs")) }   // "Title" runs
-    transaction { todo = Todo(id: 7, title: "Tea") }                  // nobody is told
+    transaction { todo.replace(with: Todo(id: 7, title: "Eggs")) }  // "Title" runs
+    transaction { todo = Todo(id: 7, title: "Tea") }  // nobody is told
 
     #expect(title.runCount == 2)
     _ = todo
@@ -516,16 +555,16 @@ struct ReactionsArticle {
     let profile = Profile()
     let header = Reaction("Header") { print("\(profile.name): \(profile.followers)") }
 
-    profile.followers += 1          // a write outside a transaction is its own transaction: one run
-    transaction {                   // several writes, one run, when the outermost transaction ends
+    profile.followers += 1  // a write outside a transaction is its own transaction: one run
+    transaction {  // several writes, one run, when the outermost transaction ends
       profile.name = "Ada Lovelace"
       transaction { profile.followers += 1 }
     }
-    transaction {                   // set and set back: nothing runs
+    transaction {  // set and set back: nothing runs
       profile.followers += 1
       profile.followers -= 1
     }
-    header.cancel()                 // never runs again (deallocating it does the same)
+    header.cancel()  // never runs again (deallocating it does the same)
 
     #expect(header.runCount == 3)
   }
@@ -536,9 +575,9 @@ struct ReactionsArticle {
     let status = Reaction("Status") {
       print(profile.isOnline ? "\(profile.name) is online" : "away")
     }
-    profile.name = "Grace"    // not read by the last run: nothing runs
-    profile.isOnline = true   // runs, and now reads name too
-    profile.name = "Ada"      // runs
+    profile.name = "Grace"  // not read by the last run: nothing runs
+    profile.isOnline = true  // runs, and now reads name too
+    profile.name = "Ada"  // runs
 
     #expect(status.runCount == 3)
   }
@@ -551,8 +590,8 @@ struct ReactionsArticle {
       _ = profile.isOnline
       followers = Reaction("Followers") { _ = profile.followers }
     }
-    profile.followers += 1    // re-runs "Followers" only
-    profile.isOnline = true   // re-runs "Screen": it cancels the old "Followers" and makes a new one
+    profile.followers += 1  // re-runs "Followers" only
+    profile.isOnline = true  // re-runs "Screen": it cancels the old "Followers" and makes a new one
 
     #expect(screen.runCount == 2)
     #expect(followers?.isCancelled == false)
@@ -565,7 +604,7 @@ struct ReactionsArticle {
     let name = withTracking {
       profile.name
     } onChange: {
-      print("name will change")   // once, on the first change
+      print("name will change")  // once, on the first change
     }
     profile.name = "Grace"
     profile.name = "Ada"
@@ -575,14 +614,14 @@ struct ReactionsArticle {
     } onChange: {
       print("changed")
     }
-    print(observation.accesses)   // [Profile.name, Profile.followers]
+    print(observation.accesses)  // [Profile.name, Profile.followers]
     observation.cancel()
 
     let (_, accesses) = recordAccesses { _ = profile.isOnline }
-    print(accesses)               // [Profile.isOnline]
+    print(accesses)  // [Profile.isOnline]
 
     let untracked = recordAccesses { withoutTracking { profile.followers } }
-    print(untracked.accesses)     // []
+    print(untracked.accesses)  // []
 
     #expect(name == "Ada")
     #expect(observation.accesses.description == "[Profile.name, Profile.followers]")

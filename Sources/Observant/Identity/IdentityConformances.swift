@@ -26,7 +26,10 @@ extension Optional: IdentityComparable where Wrapped: IdentityComparable {
 }
 
 extension IdentifiedArray: IdentityComparable where Element: ObservableState {
-  /// Same elements, by `ObservableStateID`, in the same order.
+  /// The same structure version: copies of one array, with no insertion, removal, move or
+  /// replacement of an element by a new value since. An array rebuilt from the same elements
+  /// (`IdentifiedArray(uniqueElements: rows.elements)`) has a new structure version, so it is
+  /// conservatively not identity-equal.
   ///
   /// - Complexity: O(1): compares the arrays' structural versions, which every insertion, removal,
   ///   move and element replacement refreshes, and in-place element mutation does not.

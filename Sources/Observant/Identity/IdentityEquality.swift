@@ -5,7 +5,7 @@
 /// |---|---|
 /// | `ObservableState` | same `ObservableStateID` |
 /// | `Optional<ObservableState>` | both `nil`, or same id |
-/// | `IdentifiedArray<ID, ObservableState>` | same elements by id, same order — O(1) |
+/// | `IdentifiedArray<ID, ObservableState>` | same structure version — O(1); a rebuilt array is not |
 /// | a collection of `ObservableState` (`Array`, `ContiguousArray`, `ArraySlice`, any other) | same count and pairwise same ids — O(*n*) |
 /// | `Dictionary<Key, ObservableState>` | same keys, each with the same id — O(*n*) |
 /// | `IdentityComparable` (e.g. enum state) | its own `isIdentityEqual` |
@@ -33,10 +33,11 @@ public func isIdentityEqual<State: ObservableState>(_ lhs: State?, _ rhs: State?
   State?.isIdentityEqual(lhs, rhs)
 }
 
-/// Same elements, by `ObservableStateID`, in the same order.
+/// The same structure version (`IdentifiedArray.hasSameStructure(as:)`): copies of one array, with
+/// no insertion, removal, move or replacement of an element by a new value since. An array rebuilt
+/// from the same elements is conservatively not identity-equal.
 ///
-/// - Complexity: O(1) (structural versions, see `IdentifiedArray.hasSameStructure(as:)`): `false`
-///   may be conservative, for arrays rebuilt from the same elements.
+/// - Complexity: O(1).
 @inlinable
 public func isIdentityEqual<ID: Hashable, State: ObservableState>(
   _ lhs: IdentifiedArray<ID, State>, _ rhs: IdentifiedArray<ID, State>

@@ -82,7 +82,8 @@ public final class Reaction: Sendable {
   public var lastAccessLog: AccessLog { core.lastAccessLog }
 
   /// Whether the reaction keeps the causes of its re-runs (`lastRunCauses`). Off by default: while
-  /// no reaction records causes, writes and flushes do no work for it (one relaxed load per flush).
+  /// no reaction records causes, writes and flushes do no work for it beyond relaxed loads of one
+  /// process-wide counter (<doc:WhyDidThisRerun> lists where).
   /// Turning it on makes the writes that dirty this reaction keep their old and new values until
   /// the transaction ends.
   public var isRecordingCauses: Bool {
