@@ -1,8 +1,7 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantHarness
 import ObservantStore
+import ObservantTestSupport
 import Testing
 
 // The code of the article "Store and stale stores" (Sources/ObservantStore/ObservantStore.docc),
@@ -10,6 +9,7 @@ import Testing
 // assertions after each block check what the article says, with exact counts.
 
 enum Song {
+  // swift-format-ignore
   struct State: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -41,6 +41,7 @@ enum Song {
 }
 
 enum Player {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -76,6 +77,7 @@ enum Playlist {
     }
   }
 
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -150,6 +152,10 @@ extension Playlist {
 @MainActor
 @Suite("Article: Store and stale stores")
 struct StoreArticle {
+  /// What the examples print (this `print` shadows the standard library's; see `PrintedLines`).
+  let printed = PrintedLines()
+  func print(_ items: Any..., separator: String = " ") { printed.append(items, separator: separator) }
+
   static func makeStore() -> Store<Playlist.State, Playlist.Action> {
     Store(
       initialState: Playlist.State(songs: [Song.State(id: 1, title: "Intro"), Song.State(id: 2, title: "B-side")]),
@@ -164,9 +170,10 @@ struct StoreArticle {
       reducer: Playlist.reduce)
     let songs = store.scope(state: \.songs, action: Playlist.Action.song)
     let row = Reaction("Song 2") { print("\(songs[1].title): \(songs[1].plays)") }
-    store.send(.song(id: 2, action: .play))   // prints "B-side: 1"
-    store.send(.song(id: 1, action: .play))   // song 2's reaction does not run
+    store.send(.song(id: 2, action: .play))  // prints "B-side: 1"
+    store.send(.song(id: 1, action: .play))  // song 2's reaction does not run
 
+    #expect(printed.take() == ["B-side: 0", "B-side: 1"])
     #expect(row.runCount == 2)
     #expect(songs[1].plays == 1)
     #expect(songs[0].plays == 1)
@@ -225,7 +232,8 @@ struct StoreArticle {
   func lazyRows() {
     let diagnostics = StoreDiagnostics(printing: false)
     let store = Store(
-      initialState: Playlist.State(songs: IdentifiedArray(uniqueElements: (1...10).map { Song.State(id: $0, title: "\($0)") })),
+      initialState: Playlist.State(
+        songs: IdentifiedArray(uniqueElements: (1...10).map { Song.State(id: $0, title: "\($0)") })),
       reducer: Playlist.reduce, diagnostics: diagnostics)
     let songs = store.scope(state: \.songs, action: Playlist.Action.song)
     #expect(songs.prefix(3).map(\.title) == ["1", "2", "3"])
@@ -238,8 +246,9 @@ struct StoreArticle {
     let total = Reaction("Total") {
       print(store.songs.reduce(0) { $0 + $1.plays })
     }
-    store.send(.playAll)   // playAll and one play per song: three actions, one run of "Total"
+    store.send(.playAll)  // playAll and one play per song: three actions, one run of "Total"
 
+    #expect(printed.take() == ["0", "2"])
     #expect(total.runCount == 2)
     #expect(store.diagnostics.commits == 3)
     #expect(store.songs.map(\.plays) == [1, 1])
@@ -249,17 +258,20 @@ struct StoreArticle {
   func staleStores() {
     let store = Self.makeStore()
     let songs = store.scope(state: \.songs, action: Playlist.Action.song)
-    let second = songs[1]            // song 2's store, as a cell would hold it
+    let second = songs[1]  // song 2's store, as a cell would hold it
     store.send(.remove(id: 2))
-    print(second.isValid)            // false
-    print(second.title)              // "B-side": what it showed last
-    second.send(.play)               // dropped: nothing changes, nothing crashes
-    print(store.diagnostics.count(of: .actionSentToInvalidStore))   // 1
+    print(second.isValid)  // false
+    print(second.title)  // "B-side": what it showed last
+    second.send(.play)  // dropped: nothing changes, nothing crashes
+    print(store.diagnostics.count(of: .actionSentToInvalidStore))  // 1
 
+    #expect(printed.take() == ["false", "B-side", "1"])
     #expect(!second.isValid)
     #expect(second.title == "B-side")
     #expect(store.diagnostics.count(of: .actionSentToInvalidStore) == 1)
-    #expect(store.diagnostics.all.map(\.message).first?.contains("dropped action play sent to invalid store root.songs[id: 2]") == true)
+    #expect(
+      store.diagnostics.all.map(\.message).first?.contains(
+        "dropped action play sent to invalid store root.songs[id: 2]") == true)
   }
 
   @Test("a reader of a removed row's store does not re-run; the same id later gets a new store")
@@ -289,8 +301,8 @@ struct StoreArticle {
 
     store.send(.edit(id: 1))
     let editor = store.scope(state: \.destination?.editor, action: Playlist.Action.editor)!
-    editor.send(.rename("Intro (live)"))   // the draft changes; song 1 still shows "Intro"
-    store.send(.save)                       // song 1 shows "Intro (live)"; the editor's store is invalid
+    editor.send(.rename("Intro (live)"))  // the draft changes; song 1 still shows "Intro"
+    store.send(.save)  // song 1 shows "Intro (live)"; the editor's store is invalid
 
     #expect(first.title == "Intro (live)")
     #expect(!editor.isValid)
@@ -298,7 +310,9 @@ struct StoreArticle {
     #expect(store.scope(state: \.destination?.editor, action: Playlist.Action.editor) == nil)
   }
 
-  @Test("the editor, step by step: the row re-runs once for the draft's first change, still showing the row, and once at the save")
+  @Test(
+    "the editor, step by step: the row re-runs once for the draft's first change, still showing the row, and once at the save"
+  )
   func editorSteps() {
     let store = Self.makeStore()
     let first = store.scope(state: \.songs, action: Playlist.Action.song)[0]
@@ -329,14 +343,15 @@ struct StoreArticle {
       reducer: Playlist.reduce,
       diagnostics: diagnostics)
     let songs = store.scope(state: \.songs, action: Playlist.Action.song)
-    print(songs.map(\.title))                      // ["Intro", "B-side"]
-    print(diagnostics.storesCreated)                // 3: the root and two song stores
+    print(songs.map(\.title))  // ["Intro", "B-side"]
+    print(diagnostics.storesCreated)  // 3: the root and two song stores
     store.send(.song(id: 1, action: .play))
-    print(diagnostics.storesExaminedInLastCommit)   // 0: a row mutated in place examines no store
+    print(diagnostics.storesExaminedInLastCommit)  // 0: a row mutated in place examines no store
     store.send(.add(id: 3, title: "Outro"))
-    print(diagnostics.storesExaminedInLastCommit)   // 1: the songs' collection scope
-    print(diagnostics.commits)                      // 2
+    print(diagnostics.storesExaminedInLastCommit)  // 1: the songs' collection scope
+    print(diagnostics.commits)  // 2
 
+    #expect(printed.take() == [#"["Intro", "B-side"]"#, "3", "0", "1", "2"])
     #expect(songs.map(\.title) == ["Intro", "B-side"])
     #expect(diagnostics.storesCreated == 3)
     #expect(diagnostics.commits == 2)
@@ -357,15 +372,16 @@ struct StoreArticle {
       pool.dequeue(for: song.id) { "\(song.title): \(song.plays)" }
     }
     let cells = songs.map(bind)
-    store.send(.remove(id: 2))   // song 2 is deleted while its cell still holds its store
-    songs[1].send(.play)         // a late tap on that cell: dropped and reported
+    store.send(.remove(id: 2))  // song 2 is deleted while its cell still holds its store
+    songs[1].send(.play)  // a late tap on that cell: dropped and reported
     store.send(.song(id: 1, action: .play))
     print(cells.map(\.content))  // ["Intro: 1", "B-side: 0"]: the stale cell did not re-render
-    pool.enqueue(cells[1])       // prepareForReuse
+    pool.enqueue(cells[1])  // prepareForReuse
     store.send(.add(id: 3, title: "Outro"))
     let reused = bind(store.scope(state: \.songs, action: Playlist.Action.song)[1])
-    print(reused === cells[1], reused.content)   // true Outro: 0
+    print(reused === cells[1], reused.content)  // true Outro: 0
 
+    #expect(printed.take() == [#"["Intro: 1", "B-side: 0"]"#, "true Outro: 0"])
     #expect(cells.map(\.content) == ["Intro: 1", "Outro: 0"])
     #expect(cells[1].history == ["B-side: 0", "Outro: 0"])
     #expect(reused === cells[1])

@@ -1,14 +1,25 @@
 import Foundation
 import Testing
 
-// Every `swift` code block of every DocC article (Sources/*/*.docc/*.md) must appear in a test
-// file under Tests/, verbatim: so every example in the documentation is compiled, and the test
-// around it checks what the article says. `import` lines are skipped, and code is compared
-// without its whitespace (indentation, line breaks, the spaces that align comments), so that a
-// formatter may lay the tests out differently from the articles.
+// Every `swift` code block of the README and of every DocC article (Sources/*/*.docc/*.md) must
+// appear in a test file under Tests/, verbatim: so every example in the documentation is compiled,
+// and the test around it checks what the document says. `import` lines are skipped, and code is
+// compared without its whitespace (indentation, line breaks, the spaces that align comments), so
+// that a formatter may lay the tests out differently from the documents.
 //
-// A block that cannot be compiled here (UIKit or SwiftUI code on Linux, a Package.swift excerpt)
-// says so in an HTML comment on the line before its fence, which DocC does not render:
+// A block is found as a piece of a test file's code, so it may sit inside enclosing declarations:
+// a type declaration nested in a suite (`struct ReadmeExamples { struct Todo: ... }`) matches the
+// top-level `struct Todo: ...` of a document. Nesting is how the tests keep the documents' type
+// names (`Todo`, `Profile`) apart from the test modules' own types: wrap the block in a suite or an
+// enum namespace, and change nothing inside it. Statements are pasted into a test function in the
+// same way, followed by the assertions that check what the block's comments promise. A
+// `// swift-format-ignore` line before a declaration (which keeps the formatter from spreading its
+// two-line fields) is skipped like an `import`, so it may stand between the declarations of one
+// block.
+//
+// A block that cannot be compiled here (SwiftUI or UIKit code on Linux, a Package.swift excerpt, TCA
+// code) says so in an HTML comment on the line before its fence, which neither GitHub nor DocC
+// renders:
 //
 //     <!-- not compiled: UIKit -->
 //     ```swift
@@ -30,7 +41,15 @@ struct ArticleCodeTests {
     var description: String { "\(file):\(line)" }
   }
 
-  /// The `swift` blocks of an article that are meant to compile, with normalized lines.
+  /// The documents whose code must compile: the README and every DocC article.
+  static func documents() -> [URL] {
+    let articles = files(under: packageRoot.appendingPathComponent("Sources"), extension: "md")
+      .filter { $0.deletingLastPathComponent().pathExtension == "docc" }
+      .filter { !unchecked.contains($0.lastPathComponent) }
+    return [packageRoot.appendingPathComponent("README.md")] + articles
+  }
+
+  /// The `swift` blocks of a document that are meant to compile, with normalized lines.
   static func blocks(in file: URL) throws -> [Block] {
     let text = try String(contentsOf: file, encoding: .utf8)
     let lines = text.components(separatedBy: "\n")
@@ -58,10 +77,17 @@ struct ArticleCodeTests {
     return blocks
   }
 
-  /// The code of `lines` without `import` lines and without any whitespace.
+  /// Lines the comparison skips: `import` lines, and the `// swift-format-ignore` comments that keep
+  /// a test's copy of a declaration in the document's layout.
+  static func isSkipped(_ line: String) -> Bool {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    return trimmed.hasPrefix("import ") || trimmed == "// swift-format-ignore"
+  }
+
+  /// The code of `lines` without skipped lines (`isSkipped(_:)`) and without any whitespace.
   static func normalized(_ lines: [String]) -> String {
     String(
-      lines.filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("import ") }.joined()
+      lines.filter { !isSkipped($0) }.joined()
         .unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
   }
 
@@ -95,17 +121,74 @@ struct ArticleCodeTests {
     #expect(!changed.contains(article))
   }
 
-  @Test("every swift block of every article is compiled by a test, verbatim")
+  @Test("a declaration nested in a suite or a namespace enum, or kept by swift-format-ignore, matches the document's")
+  func nestedDeclarationsMatch() {
+    let document = Self.normalized([
+      "struct Counter: ObservableState {",
+      "  var registrar = StateRegistrar<Self>()",
+      "}",
+    ])
+    let nestedInSuite = Self.normalized([
+      "@Suite(\"README examples\")",
+      "struct ReadmeExamples {",
+      "  // swift-format-ignore",
+      "  struct Counter: ObservableState {",
+      "    var registrar = StateRegistrar<Self>()",
+      "  }",
+      "}",
+    ])
+    let nestedInEnum = Self.normalized([
+      "enum Readme {", "struct Counter: ObservableState {",
+      "var registrar = StateRegistrar<Self>()", "}", "}",
+    ])
+    let renamed = Self.normalized([
+      "struct ReadmeCounter: ObservableState {",
+      "  var registrar = StateRegistrar<Self>()",
+      "}",
+    ])
+    let twoDeclarations = Self.normalized(["struct A: ObservableState {}", "struct B: ObservableState {}"])
+    let eachKeptInItsLayout = Self.normalized([
+      "  // swift-format-ignore", "  struct A: ObservableState {}", "  // swift-format-ignore",
+      "  struct B: ObservableState {}",
+    ])
+    #expect(nestedInSuite.contains(document))
+    #expect(nestedInEnum.contains(document))
+    #expect(eachKeptInItsLayout.contains(twoDeclarations))
+    #expect(!renamed.contains(document))
+  }
+
+  @Test("only blocks marked `<!-- not compiled: why -->` on the line before their fence are exempt")
+  func exemptionMarker() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("ArticleCodeTests-\(UUID()).md")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let text = """
+      <!-- not compiled: UIKit -->
+      ```swift
+      final class Cell: UITableViewCell {}
+      ```
+
+      ```swift
+      let checked = 1
+      ```
+
+      ```sh
+      swift test
+      ```
+      """
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    #expect(try Self.blocks(in: file).map(\.code) == ["letchecked=1"])
+  }
+
+  @Test("every swift block of the README and of every article is compiled by a test, verbatim")
   func everyBlockIsCompiled() throws {
-    let articles = Self.files(under: Self.packageRoot.appendingPathComponent("Sources"), extension: "md")
-      .filter { $0.deletingLastPathComponent().pathExtension == "docc" }
-      .filter { !Self.unchecked.contains($0.lastPathComponent) }
+    let documents = Self.documents()
     let tests = try Self.files(under: Self.packageRoot.appendingPathComponent("Tests"), extension: "swift")
       .map { Self.normalized(try String(contentsOf: $0, encoding: .utf8).components(separatedBy: "\n")) }
-    #expect(articles.count >= 8)
+    #expect(documents.count >= 9)
+    #expect(documents.first?.lastPathComponent == "README.md")
     var checked = 0
-    for article in articles {
-      for block in try Self.blocks(in: article) {
+    for document in documents {
+      for block in try Self.blocks(in: document) {
         checked += 1
         #expect(
           tests.contains { block.code.isEmpty || $0.contains(block.code) },
@@ -114,5 +197,27 @@ struct ArticleCodeTests {
       }
     }
     #expect(checked >= 20)
+  }
+
+  /// The only reasons a block may give for not being compiled.
+  static let exemptionReasons = ["SwiftUI", "UIKit", "Package.swift", "Composable Architecture"]
+
+  @Test("a block is exempt only for SwiftUI, UIKit, Package.swift or TCA code, and says which")
+  func exemptionsAreJustified() throws {
+    var exemptions = 0
+    for document in Self.documents() {
+      let lines = try String(contentsOf: document, encoding: .utf8).components(separatedBy: "\n")
+      for (index, line) in lines.enumerated() where line.contains("<!-- not compiled") {
+        exemptions += 1
+        #expect(
+          Self.exemptionReasons.contains { line.contains($0) },
+          "\(document.lastPathComponent):\(index + 1): a block may be left uncompiled only for SwiftUI, UIKit, Package.swift or TCA code"
+        )
+        #expect(
+          lines.indices.contains(index + 1) && lines[index + 1].trimmingCharacters(in: .whitespaces) == "```swift",
+          "\(document.lastPathComponent):\(index + 1): the comment must be on the line right before a swift fence")
+      }
+    }
+    #expect(exemptions >= 1)
   }
 }

@@ -1,21 +1,23 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantCollections
 import ObservantTestSupport
 import Testing
 
-// Every declaration the README shows, compiled and exercised. Keep these in sync with the
-// README's "Observable value types" and "Observable classes" sections.
+// The declaration forms, compiled and exercised in their most compact layout: a scalar field in
+// two lines, a collection field's `_modify` and a field's init accessor on the accessors' second
+// line. (The README's and the articles' own declarations are checked verbatim by their tests; see
+// `ArticleCodeTests`.) `// swift-format-ignore` keeps each declaration in this layout.
 
-// README: a scalar field, two lines.
-struct ReadmeCounter: ObservableState {
+// A scalar field, two lines.
+// swift-format-ignore
+struct CompactCounter: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)
   var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 }
 
-struct ReadmeRow: ObservableState, Identifiable {
+// swift-format-ignore
+struct CompactRow: ObservableState, Identifiable {
   var registrar = StateRegistrar<Self>()
   let id: Int
   private var _title = StateField("")
@@ -26,17 +28,19 @@ struct ReadmeRow: ObservableState, Identifiable {
   }
 }
 
-// README: a collection field, three lines (storage, get/set, _modify for in-place mutation).
-struct ReadmeList: ObservableState {
+// A collection field, three lines (storage, get/set, _modify for in-place mutation).
+// swift-format-ignore
+struct CompactList: ObservableState {
   var registrar = StateRegistrar<Self>()
-  private var _rows = StateField<IdentifiedArrayOf<ReadmeRow>>([])
-  var rows: IdentifiedArrayOf<ReadmeRow> { get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
+  private var _rows = StateField<IdentifiedArrayOf<CompactRow>>([])
+  var rows: IdentifiedArrayOf<CompactRow> { get { registrar.read(_rows) } set { registrar.write(&_rows, newValue) }
     _modify { yield &self[tracking: \._rows] } }
 }
 
-// README: custom field values without a hand-written init: an init accessor puts the field in
-// the memberwise initializer (one extra line per field).
-struct ReadmeSettings: ObservableState {
+// Custom field values without a hand-written init: an init accessor puts the field in the
+// memberwise initializer (one extra line per field).
+// swift-format-ignore
+struct CompactSettings: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _volume: StateField<Int>
   var volume: Int { get { registrar.read(_volume) } set { registrar.write(&_volume, newValue) }
@@ -46,23 +50,23 @@ struct ReadmeSettings: ObservableState {
     @storageRestrictions(initializes: _name) init { _name = StateField(newValue) } }
 }
 
-// README: an observable class.
-final class ReadmeProfile: Trackable {
+// An observable class.
+final class CompactProfile: Trackable {
   let trackingRegistrar = TrackingRegistrar()
   @Tracked var name = ""
   @Tracked var followers = 0
-  @TrackedWeak var manager: ReadmeProfile?
+  @TrackedWeak var manager: CompactProfile?
 }
 
 final class DeclarationHolder: Trackable, @unchecked Sendable {
   let trackingRegistrar = TrackingRegistrar()
-  @Tracked var counter = ReadmeCounter()
-  @Tracked var list = ReadmeList()
-  @Tracked var settings = ReadmeSettings(volume: 3, name: "Default")
+  @Tracked var counter = CompactCounter()
+  @Tracked var list = CompactList()
+  @Tracked var settings = CompactSettings(volume: 3, name: "Default")
   @Tracked var crossModule = CrossModuleCounter()
 }
 
-@Suite("Declarations the README shows")
+@Suite("Declaration forms")
 struct DeclarationTests {
   @Test("a scalar field in two lines: reads are tracked, writes notify exactly its readers")
   func scalarField() {
@@ -71,20 +75,20 @@ struct DeclarationTests {
     holder.counter.count += 1
     holder.counter.count = 1  // equal: silent
     #expect(reaction.runCount == 2)
-    #expect(reaction.lastAccessLog.contains("ReadmeCounter.count"))
+    #expect(reaction.lastAccessLog.contains("CompactCounter.count"))
     reaction.cancel()
   }
 
   @Test("a collection field in three lines: an element changed in place notifies that element's readers only")
   func collectionField() {
     let holder = DeclarationHolder()
-    holder.list.rows = [ReadmeRow(id: 1), ReadmeRow(id: 2)]
+    holder.list.rows = [CompactRow(id: 1), CompactRow(id: 2)]
     let list = Reaction("list", ownedByParent: false) { _ = holder.list.rows.ids }
     let row = Reaction("row", ownedByParent: false) { _ = holder.list.rows[id: 2]?.title }
     holder.list.rows[id: 2]?.title = "Two"
     #expect(list.runCount == 1)
     #expect(row.runCount == 2)
-    holder.list.rows.append(ReadmeRow(id: 3))
+    holder.list.rows.append(CompactRow(id: 3))
     #expect(list.runCount == 2)
     list.cancel()
     row.cancel()
@@ -92,7 +96,7 @@ struct DeclarationTests {
 
   @Test("an init accessor per field gives a memberwise initializer with custom values")
   func memberwiseInitializer() {
-    let settings = ReadmeSettings(volume: 7, name: "Loud")
+    let settings = CompactSettings(volume: 7, name: "Loud")
     #expect(settings.volume == 7)
     #expect(settings.name == "Loud")
     let holder = DeclarationHolder()
@@ -104,8 +108,8 @@ struct DeclarationTests {
 
   @Test("a class with @Tracked and @TrackedWeak properties")
   func trackedClass() {
-    let profile = ReadmeProfile()
-    var manager: ReadmeProfile? = ReadmeProfile()
+    let profile = CompactProfile()
+    var manager: CompactProfile? = CompactProfile()
     let reaction = Reaction("profile", ownedByParent: false) {
       _ = profile.name
       _ = profile.manager
@@ -139,7 +143,7 @@ struct DeclarationTests {
   func transactionWithDiscardableResult() {
     let holder = DeclarationHolder()
     let list = Reaction("list", ownedByParent: false) { _ = holder.list.rows.count }
-    transaction { holder.list.rows.append(ReadmeRow(id: 9)) }
+    transaction { holder.list.rows.append(CompactRow(id: 9)) }
     #expect(list.runCount == 2)
     list.cancel()
   }
