@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import ObservantCollections
 import Testing
 
@@ -13,7 +11,7 @@ struct CollectionsArticle {
     struct Todo: Identifiable { let id: Int; var title: String; var isDone = false }
 
     var todos: IdentifiedArrayOf<Todo> = [Todo(id: 1, title: "Milk"), Todo(id: 2, title: "Eggs")]
-    todos[id: 2]!.isDone = true   // in place: no search, no copy of the array or the element
+    todos[id: 2]!.isDone = true  // in place: no search, no copy of the array or the element
     todos.remove(id: 1)
 
     #expect(todos.ids == [2])

@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantHarness
 import ObservantObservationBridge
@@ -17,6 +15,7 @@ import UIKit
 // SwiftUI and UIKit views compile where those frameworks exist; the rest runs here.
 
 enum Todos {
+  // swift-format-ignore
   struct Todo: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -26,6 +25,7 @@ enum Todos {
   }
   enum TodoAction: Sendable { case toggle }
 
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _todos = StateField<IdentifiedArrayOf<Todo>>([])
@@ -50,7 +50,7 @@ enum Todos {
 }
 
 #if canImport(SwiftUI)
-struct TodosApp: App {   // @main
+struct TodosApp: App {  // @main
   let store = Store(initialState: Todos.State(todos: [Todos.Todo(id: 1), Todos.Todo(id: 2)]), reducer: Todos.reduce)
 
   init() { ObservationBridge.isEnabled = true }
@@ -102,15 +102,19 @@ final class TodoCell: UITableViewCell {
 @MainActor
 @Suite("Article: SwiftUI and UIKit")
 struct SwiftUIAndUIKitArticleTests {
-  @Test("the SwiftUI list through Apple's withObservationTracking, as SwiftUI renders it: a toggle re-renders its row, an add the list and the new row")
+  @Test(
+    "the SwiftUI list through Apple's withObservationTracking, as SwiftUI renders it: a toggle re-renders its row, an add the list and the new row"
+  )
   func swiftUIThroughAppleTracking() async {
     // In a child process: the example turns the bridge on for the whole process.
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       await MainActor.run {
         ObservationBridge.isEnabled = true
-        let store = Store(initialState: Todos.State(todos: [Todos.Todo(id: 1), Todos.Todo(id: 2)]), reducer: Todos.reduce)
+        let store = Store(
+          initialState: Todos.State(todos: [Todos.Todo(id: 1), Todos.Todo(id: 2)]), reducer: Todos.reduce)
         let tree = RenderTree("TodoList", tracking: AppleObservationTracking()) { list in
-          list.forEach(store.scope(state: \.todos, action: Todos.Action.todo), name: { "TodoRow[\($0.id)]" }) { todo, row in
+          list.forEach(store.scope(state: \.todos, action: Todos.Action.todo), name: { "TodoRow[\($0.id)]" }) {
+            todo, row in
             row.text(todo.isDone ? "done" : "open")
           }
         }
@@ -131,16 +135,18 @@ struct SwiftUIAndUIKitArticleTests {
       ])
   }
 
-  @Test("UIKit cells with reactions on the main actor: 99 actions in one turn re-render the affected cell once, at the next turn")
+  @Test(
+    "UIKit cells with reactions on the main actor: 99 actions in one turn re-render the affected cell once, at the next turn"
+  )
   func uikitCells() async {
     let store = Store(initialState: Todos.State(todos: [Todos.Todo(id: 1), Todos.Todo(id: 2)]), reducer: Todos.reduce)
     let pool = CellPool("TodoCell", tracking: ReactionTracking(scheduling: .mainActor))
     let todos = store.scope(state: \.todos, action: Todos.Action.todo)
     let cells = todos.map { todo in pool.dequeue(for: todo.id) { todo.isDone ? "done" : "open" } }
-    for _ in 0..<99 { store.send(.todo(id: 1, action: .toggle)) }   // 99 actions in this turn
-    let before = cells.map(\.history)   // [["open"], ["open"]]: nothing yet
-    await Task.yield()                  // the main actor's next turn
-    let after = cells.map(\.history)    // [["open", "done"], ["open"]]: row 1 once, with the latest value
+    for _ in 0..<99 { store.send(.todo(id: 1, action: .toggle)) }  // 99 actions in this turn
+    let before = cells.map(\.history)  // [["open"], ["open"]]: nothing yet
+    await Task.yield()  // the main actor's next turn
+    let after = cells.map(\.history)  // [["open", "done"], ["open"]]: row 1 once, with the latest value
     #expect(before == [["open"], ["open"]])
     #expect(after == [["open", "done"], ["open"]])
     for cell in cells { pool.enqueue(cell) }
@@ -161,7 +167,7 @@ struct SwiftUIAndUIKitArticleTests {
     store.send(.add(id: 2))
     await Task.yield()
     store.send(.add(id: 3))
-    let seen = await counts.value   // [1, 2, 3]
+    let seen = await counts.value  // [1, 2, 3]
     #expect(seen == [1, 2, 3])
   }
 }

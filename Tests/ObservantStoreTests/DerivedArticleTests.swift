@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantStore
 import Testing
@@ -8,6 +6,7 @@ import Testing
 // (`ArticleCodeTests` checks it), over a store of checklist rows.
 
 enum Checklist {
+  // swift-format-ignore
   struct Row: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -26,6 +25,7 @@ enum Checklist {
     case rename(String)
   }
 
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -62,7 +62,7 @@ struct DerivedArticle {
     let doneIDs = Derived("doneIDs") { store.rows.filter(\.isDone).map(\.id) }
     let badge = Reaction("Badge") { print("\(doneIDs.value.count) done") }
 
-    store.send(.row(id: 2, action: .toggle))          // doneIDs recomputes once; the badge re-runs
+    store.send(.row(id: 2, action: .toggle))  // doneIDs recomputes once; the badge re-runs
     store.send(.row(id: 2, action: .rename("Eggs")))  // doneIDs did not read names: nothing recomputes
 
     #expect(doneIDs.computationCount == 2)

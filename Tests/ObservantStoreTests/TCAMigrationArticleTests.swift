@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantHarness
 import ObservantStore
@@ -10,6 +8,7 @@ import Testing
 // compiled (this package depends on nothing). The tests check what the article says the port does.
 
 enum Message {
+  // swift-format-ignore
   struct State: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -44,6 +43,7 @@ struct InboxClient: Sendable {
 }
 
 enum Inbox {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -105,7 +105,10 @@ enum Inbox {
 @Suite("Article: Migrating from TCA's @ObservableState")
 struct TCAMigrationArticle {
   static let client = InboxClient(fetch: {
-    [Message.State(id: 1, subject: "Welcome"), Message.State(id: 2, subject: "Invoice"), Message.State(id: 3, subject: "Lunch?")]
+    [
+      Message.State(id: 1, subject: "Welcome"), Message.State(id: 2, subject: "Invoice"),
+      Message.State(id: 3, subject: "Lunch?"),
+    ]
   })
 
   /// Sends `.refresh` and waits for the `.run` effect to send `.loaded` back.
@@ -130,8 +133,8 @@ struct TCAMigrationArticle {
   func scoping() async {
     let client = Self.client
     let store = Store(initialState: Inbox.State(), reducer: Inbox.reducer(client: client))
-    let rows = store.scope(state: \.messages, action: Inbox.Action.message)   // a StoreCollection
-    let detail = store.scope(state: \.detail, action: Inbox.Action.detail)     // nil: nothing is open
+    let rows = store.scope(state: \.messages, action: Inbox.Action.message)  // a StoreCollection
+    let detail = store.scope(state: \.detail, action: Inbox.Action.detail)  // nil: nothing is open
 
     #expect(rows.isEmpty)
     #expect(detail == nil)

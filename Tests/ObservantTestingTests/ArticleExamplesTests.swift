@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantTesting
 import Testing
@@ -9,6 +7,7 @@ import Testing
 
 @Suite("Article: Declaring observable types (the audit)")
 struct DeclaringArticleAudit {
+  // swift-format-ignore
   struct Settings: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -22,6 +21,7 @@ struct DeclaringArticleAudit {
     }
   }
 
+  // swift-format-ignore
   /// The same type with the mistakes the article lists: a setter copied from the neighbouring
   /// field, and a collection without `_modify`.
   struct MiswiredSettings: ObservableState {
@@ -38,19 +38,24 @@ struct DeclaringArticleAudit {
   }
 
   @Test func settingsAreTracked() {
-    #expect(TrackingAudit.problems(in: Settings(), fields: [
-      .field(\.volume, sample: 7),
-      .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
-    ]) == [])
+    #expect(
+      TrackingAudit.problems(
+        in: Settings(),
+        fields: [
+          .field(\.volume, sample: 7),
+          .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
+        ]) == [])
   }
 
   @Test("the audit names a setter wired to another field's storage and a collection without _modify")
   func miswired() {
-    let problems = TrackingAudit.problems(in: MiswiredSettings(), fields: [
-      .field(\.volume, sample: 7),
-      .field(\.balance, sample: 1),
-      .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
-    ])
+    let problems = TrackingAudit.problems(
+      in: MiswiredSettings(),
+      fields: [
+        .field(\.volume, sample: 7),
+        .field(\.balance, sample: 1),
+        .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
+      ])
     #expect(problems.count == 2)
     #expect(problems.contains { $0.hasPrefix("volume:") })
     #expect(problems.contains { $0.hasPrefix("tags:") && $0.contains("_modify") })
@@ -61,6 +66,7 @@ struct DeclaringArticleAudit {
 
 @Suite("Article: ObservantTesting")
 struct TestingArticle {
+  // swift-format-ignore
   struct Row: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -77,18 +83,21 @@ struct TestingArticle {
     init(id: Int) { self.id = id }
   }
 
+  // swift-format-ignore
   struct Detail: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _count = StateField(0)
     var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
   }
 
+  // swift-format-ignore
   struct Alert: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _message = StateField("")
     var message: String { get { registrar.read(_message) } set { registrar.write(&_message, newValue) } }
   }
 
+  // swift-format-ignore
   struct Screen: ObservableState {
     var registrar = StateRegistrar<Self>()
 
@@ -111,6 +120,7 @@ struct TestingArticle {
     }
   }
 
+  // swift-format-ignore
   /// A setter copied from the neighbouring field, as the page's example message describes.
   struct Totals: ObservableState {
     var registrar = StateRegistrar<Self>()
@@ -121,25 +131,33 @@ struct TestingArticle {
   }
 
   @Test func rowIsTracked() {
-    #expect(TrackingAudit.problems(in: Row(id: 1), fields: [
-      .field(\.count, sample: 1),
-      .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
-    ], untracked: ["id"]) == [])
+    #expect(
+      TrackingAudit.problems(
+        in: Row(id: 1),
+        fields: [
+          .field(\.count, sample: 1),
+          .collection(\.tags, sample: ["a"], inPlace: { $0.tags.append("b") }),
+        ], untracked: ["id"]) == [])
   }
 
   @Test func screenIsTracked() {
-    #expect(TrackingAudit.problems(in: Screen(), fields: [
-      .child(\.detail, sample: Detail(), inPlace: { $0.detail.count += 1 }),
-      .child(\.alert, sample: Alert(), inPlace: { $0.alert?.message = "Saved" }),
-      .collection(\.rows, sample: [Row(id: 1)], inPlace: { $0.rows[id: 1]?.count += 1 }),
-    ]) == [])
+    #expect(
+      TrackingAudit.problems(
+        in: Screen(),
+        fields: [
+          .child(\.detail, sample: Detail(), inPlace: { $0.detail.count += 1 }),
+          .child(\.alert, sample: Alert(), inPlace: { $0.alert?.message = "Saved" }),
+          .collection(\.rows, sample: [Row(id: 1)], inPlace: { $0.rows[id: 1]?.count += 1 }),
+        ]) == [])
   }
 
   @Test("the example message is what the audit says")
   func exampleMessage() {
     let problems = TrackingAudit.problems(
       in: Totals(), fields: [.field(\.count, sample: 1), .field(\.total, sample: 2)])
-    #expect(problems.contains(
-      "count: its setter writes _total, the storage of total; it must write its own: registrar.write(&_count, newValue)"))
+    #expect(
+      problems.contains(
+        "count: its setter writes _total, the storage of total; it must write its own: registrar.write(&_count, newValue)"
+      ))
   }
 }

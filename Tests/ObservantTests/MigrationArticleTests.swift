@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import Observation
 import Synchronization
@@ -35,6 +33,7 @@ enum WithObservant {
     var coverCache: [Int: String] = [:]
   }
 
+  // swift-format-ignore
   struct Book: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -71,7 +70,7 @@ extension WithObservation {
       } onChange: {
         print("the first book may have changed")
       }
-      library.books[1].isRead = true   // fires: the closure read the whole array
+      library.books[1].isRead = true  // fires: the closure read the whole array
     }
 
     @Test("the same, counted: changing the second book fires the first book's observation, once")
@@ -79,7 +78,11 @@ extension WithObservation {
       let library = Library()
       library.books = [Book(id: 1, title: "Dune"), Book(id: 2, title: "Emma")]
       let calls = Calls()
-      withObservationTracking { _ = library.books[0].isRead } onChange: { calls.record() }
+      withObservationTracking {
+        _ = library.books[0].isRead
+      } onChange: {
+        calls.record()
+      }
       library.books[1].isRead = true
       #expect(calls.value == 1)
       library.books[0].isRead = true
@@ -90,16 +93,22 @@ extension WithObservation {
     func nestedScopesMerge() {
       let library = Library()
       withObservationTracking {
-        withObservationTracking { _ = library.title } onChange: {}
+        withObservationTracking {
+          _ = library.title
+        } onChange: {
+        }
         _ = library.books.count
       } onChange: {
         print("outer")
       }
-      library.title = "Read later"   // prints "outer": the inner scope's read counted for the outer one
+      library.title = "Read later"  // prints "outer": the inner scope's read counted for the outer one
 
       let outer = Calls()
       withObservationTracking {
-        withObservationTracking { _ = library.title } onChange: {}
+        withObservationTracking {
+          _ = library.title
+        } onChange: {
+        }
         _ = library.books.count
       } onChange: {
         outer.record()
@@ -112,7 +121,11 @@ extension WithObservation {
     func ignored() {
       let library = Library()
       let calls = Calls()
-      withObservationTracking { _ = library.coverCache } onChange: { calls.record() }
+      withObservationTracking {
+        _ = library.coverCache
+      } onChange: {
+        calls.record()
+      }
       library.coverCache[1] = "dune.png"
       #expect(calls.value == 0)
     }
@@ -131,8 +144,8 @@ extension WithObservant {
       } onChange: {
         print("the first book changed")
       }
-      library.books[id: 2]?.isRead = true   // does not fire: only book 1's isRead was read
-      library.books[id: 1]?.isRead = true   // fires, once
+      library.books[id: 2]?.isRead = true  // does not fire: only book 1's isRead was read
+      library.books[id: 1]?.isRead = true  // fires, once
     }
 
     @Test("the same, counted: another book's change does not fire; the first book's fires once")
@@ -140,7 +153,11 @@ extension WithObservant {
       let library = Library()
       library.books = [Book(id: 1, title: "Dune"), Book(id: 2, title: "Emma")]
       let calls = Calls()
-      let (_, observation) = withCancellableTracking { library.books[id: 1]!.isRead } onChange: { calls.record() }
+      let (_, observation) = withCancellableTracking {
+        library.books[id: 1]!.isRead
+      } onChange: {
+        calls.record()
+      }
       #expect(observation.accesses.description == "[Library.books, Book.isRead]")
       library.books[id: 2]?.isRead = true
       #expect(calls.value == 0)
@@ -150,7 +167,11 @@ extension WithObservant {
       #expect(calls.value == 1)
 
       let slot = Calls()
-      withTracking { _ = library.books[id: 1]?.isRead } onChange: { slot.record() }
+      withTracking {
+        _ = library.books[id: 1]?.isRead
+      } onChange: {
+        slot.record()
+      }
       library.books.append(Book(id: 3, title: "Ulysses"))  // the array itself changed
       #expect(slot.value == 1)
     }
@@ -162,14 +183,14 @@ extension WithObservant {
       let header = Reaction("Header") {
         print("\(library.title): \(library.books.count) books")
       }
-      library.title = "To read"                            // runs once
+      library.title = "To read"  // runs once
       library.books.append(Book(id: 3, title: "Ulysses"))  // runs once
-      library.books[id: 3]?.isRead = true                  // does not run: no book's field was read
-      transaction {                                        // two writes, one run
+      library.books[id: 3]?.isRead = true  // does not run: no book's field was read
+      transaction {  // two writes, one run
         library.title = "Read"
         library.books.remove(id: 1)
       }
-      header.cancel()                                      // never runs again
+      header.cancel()  // never runs again
 
       #expect(header.runCount == 4)
       library.title = "After"
@@ -203,16 +224,22 @@ extension WithObservant {
     func nestedScopesDoNotMerge() {
       let library = Library()
       withTracking {
-        withTracking { _ = library.title } onChange: {}
+        withTracking {
+          _ = library.title
+        } onChange: {
+        }
         _ = library.books.count
       } onChange: {
         print("outer")
       }
-      library.title = "Read later"   // prints nothing: the inner scope's read is the inner scope's
+      library.title = "Read later"  // prints nothing: the inner scope's read is the inner scope's
 
       let outer = Calls()
       withTracking {
-        withTracking { _ = library.title } onChange: {}
+        withTracking {
+          _ = library.title
+        } onChange: {
+        }
         _ = library.books.count
       } onChange: {
         outer.record()
@@ -222,7 +249,10 @@ extension WithObservant {
 
       let shared = Calls()
       withTracking {
-        withTracking(propagatingToOuterScope: true) { _ = library.title } onChange: {}
+        withTracking(propagatingToOuterScope: true) {
+          _ = library.title
+        } onChange: {
+        }
         _ = library.books.count
       } onChange: {
         shared.record()
@@ -234,7 +264,10 @@ extension WithObservant {
     @Test("a plain property is not observed")
     func untracked() {
       let library = Library()
-      let (_, observation) = withCancellableTracking { _ = library.coverCache } onChange: {}
+      let (_, observation) = withCancellableTracking {
+        _ = library.coverCache
+      } onChange: {
+      }
       #expect(observation.accesses.isEmpty)
     }
   }
