@@ -1,11 +1,10 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 
 // The state the fuzzer generates: one recursive observable type covers every shape the identity
 // rules care about — nested children, optional children (an enum slot and an Optional), enum state
 // with observable and Equatable payloads, identified arrays of observable rows and of plain structs.
 
+// swift-format-ignore
 /// A leaf feature: observable state without children.
 struct Leaf: ObservableState, Equatable {
   var registrar = StateRegistrar<Self>()
@@ -62,6 +61,7 @@ indirect enum Choice: IdentityComparable {
   }
 }
 
+// swift-format-ignore
 struct Node: ObservableState, Identifiable {
   var registrar = StateRegistrar<Self>()
   let id: Int

@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import Observation
 
@@ -19,6 +17,7 @@ final class PlainCounter {
   var count = 0
 }
 
+// swift-format-ignore
 /// One tracked field of a value type, declared with Observant.
 struct ObservantCounterState: ObservableState {
   var registrar = StateRegistrar<Self>()

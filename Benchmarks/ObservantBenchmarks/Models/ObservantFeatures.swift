@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantStore
 
@@ -8,6 +6,7 @@ import ObservantStore
 // `Store` and rendered with `ObservantHarness`.
 
 enum CounterFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _count: StateField<Int>
@@ -32,6 +31,7 @@ enum CounterFeature {
 }
 
 enum RowFeature {
+  // swift-format-ignore
   struct State: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -56,6 +56,7 @@ enum RowFeature {
 }
 
 enum ListFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _rows: StateField<IdentifiedArrayOf<RowFeature.State>>
@@ -95,6 +96,7 @@ enum ListFeature {
 }
 
 enum ParentFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _child = StateField<CounterFeature.State?>(nil)
@@ -144,6 +146,7 @@ enum DestinationFeature {
     }
   }
 
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _destination = StateField<Destination?>(nil)
@@ -184,6 +187,7 @@ enum DestinationFeature {
 }
 
 enum SiblingsFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _first: StateField<CounterFeature.State>

@@ -1,9 +1,8 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantHarness
 import Synchronization
 
+// swift-format-ignore
 /// A row with its own registrar: readers of `count` hear about it from the row, not from the
 /// array holding it.
 struct Row: ObservableState, Identifiable, Equatable {
@@ -19,6 +18,7 @@ struct Row: ObservableState, Identifiable, Equatable {
   }
 }
 
+// swift-format-ignore
 /// A list screen's state: a title, the rows, and a separately tracked row count that only the
 /// helpers below maintain (so moving rows, which does not change it, notifies nobody reading it).
 struct ListState: ObservableState {

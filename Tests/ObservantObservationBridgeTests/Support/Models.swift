@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantStore
 import Synchronization
@@ -13,6 +11,7 @@ final class Profile: Trackable, @unchecked Sendable {
   @TrackedWeak var friend: Profile?
 }
 
+// swift-format-ignore
 struct Counter: ObservableState, Identifiable, Equatable {
   var registrar = StateRegistrar<Self>()
   let id: Int
@@ -27,6 +26,7 @@ struct Counter: ObservableState, Identifiable, Equatable {
   }
 }
 
+// swift-format-ignore
 struct Screen: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _title = StateField("Screen")

@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import ObservantStore
 
@@ -7,6 +5,7 @@ import ObservantStore
 // action enum, a reducer.
 
 enum CounterFeature {
+  // swift-format-ignore
   struct State: ObservableState, Equatable {
     var registrar = StateRegistrar<Self>()
     private var _count = StateField(0)
@@ -31,6 +30,7 @@ enum CounterFeature {
 }
 
 enum RowFeature {
+  // swift-format-ignore
   struct State: ObservableState, Identifiable, Equatable {
     var registrar = StateRegistrar<Self>()
     let id: Int
@@ -71,6 +71,7 @@ enum RowFeature {
 }
 
 enum ListFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _rows = StateField<IdentifiedArrayOf<RowFeature.State>>([])
@@ -114,6 +115,7 @@ enum ListFeature {
 }
 
 enum SiblingsFeature {
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _first = StateField(CounterFeature.State())
@@ -177,6 +179,7 @@ enum DestinationFeature {
     }
   }
 
+  // swift-format-ignore
   struct State: ObservableState {
     var registrar = StateRegistrar<Self>()
     private var _destination = StateField<Destination?>(nil)

@@ -1,21 +1,22 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 
 // One mistake per model; every other accessor is right.
 
+// swift-format-ignore
 struct SilentGetter: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)
   var count: Int { get { _count.value } set { registrar.write(&_count, newValue) } }
 }
 
+// swift-format-ignore
 struct SilentSetter: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)
   var count: Int { get { registrar.read(_count) } set { _count.value = newValue } }
 }
 
+// swift-format-ignore
 struct GetterReadsOtherStorage: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)
@@ -24,6 +25,7 @@ struct GetterReadsOtherStorage: ObservableState {
   var total: Int { get { registrar.read(_total) } set { registrar.write(&_total, newValue) } }
 }
 
+// swift-format-ignore
 struct SetterWritesOtherStorage: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)
@@ -32,6 +34,7 @@ struct SetterWritesOtherStorage: ObservableState {
   var total: Int { get { registrar.read(_total) } set { registrar.write(&_total, newValue) } }
 }
 
+// swift-format-ignore
 struct ModifyYieldsOtherStorage: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _tags = StateField<[String]>([])
@@ -46,6 +49,7 @@ struct ModifyYieldsOtherStorage: ObservableState {
   }
 }
 
+// swift-format-ignore
 struct ModifyBypassesRegistrar: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _tags = StateField<[String]>([])
@@ -55,18 +59,21 @@ struct ModifyBypassesRegistrar: ObservableState {
   }
 }
 
+// swift-format-ignore
 struct CollectionWithoutModify: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _tags = StateField<[String]>([])
   var tags: [String] { get { registrar.read(_tags) } set { registrar.write(&_tags, newValue) } }
 }
 
+// swift-format-ignore
 struct ChildWithoutModify: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _child = StateField(Child())
   var child: Child { get { registrar.read(_child) } set { registrar.write(&_child, newValue) } }
 }
 
+// swift-format-ignore
 struct UntrackedProperty: ObservableState {
   var registrar = StateRegistrar<Self>()
   private var _count = StateField(0)

@@ -1,7 +1,6 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 
+// swift-format-ignore
 /// Declared right: a plain field, a collection, and an `id` that is deliberately untracked.
 struct Row: ObservableState, Identifiable {
   var registrar = StateRegistrar<Self>()
@@ -22,6 +21,7 @@ struct Row: ObservableState, Identifiable {
   }
 }
 
+// swift-format-ignore
 struct Child: ObservableState {
   var registrar = StateRegistrar<Self>()
 
@@ -29,6 +29,7 @@ struct Child: ObservableState {
   var count: Int { get { registrar.read(_count) } set { registrar.write(&_count, newValue) } }
 }
 
+// swift-format-ignore
 /// Declared right, with nested state: a child, an optional child, a row collection, an optional
 /// string and a dictionary.
 struct Parent: ObservableState {

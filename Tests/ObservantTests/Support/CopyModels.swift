@@ -1,7 +1,6 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 
+// swift-format-ignore
 /// An item with two fields, so that a change of one can be told from a change of the other.
 struct Item: ObservableState, Identifiable, Equatable {
   var registrar = StateRegistrar<Self>()
@@ -35,6 +34,7 @@ enum Mode: IdentityComparable {
   }
 }
 
+// swift-format-ignore
 /// State holding items in every kind of slot the identity rules know.
 struct Editor: ObservableState {
   var registrar = StateRegistrar<Self>()

@@ -1,5 +1,3 @@
-// swift-format-ignore-file
-// (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
 import Synchronization
 
@@ -39,6 +37,7 @@ struct Pair: Equatable {
   var right = 0
 }
 
+// swift-format-ignore
 struct Child: ObservableState, Equatable {
   var registrar = StateRegistrar<Self>()
 
@@ -56,6 +55,7 @@ struct Child: ObservableState, Equatable {
   mutating func reset() { self = Child() }
 }
 
+// swift-format-ignore
 struct Row: ObservableState, Identifiable, Equatable {
   var registrar = StateRegistrar<Self>()
   let id: Int
@@ -75,6 +75,7 @@ struct PlainRow: Identifiable, Equatable {
   var count = 0
 }
 
+// swift-format-ignore
 struct Parent: ObservableState {
   var registrar = StateRegistrar<Self>()
 
