@@ -114,7 +114,34 @@ internal final class TransactionContext {
 
   func noteUnverifiedReplacement() {
     sawUnverifiedReplacement = true
-    for index in records.indices { records[index].isLive = false }
+    for index in records.indices where !records[index].isRestored { records[index].isLive = false }
+  }
+
+  /// A value stored at `storage` was replaced wholesale inside an in-place mutation of live state:
+  /// every live record of a write made there whose field the new value holds in the state the
+  /// observers read (`holds(table, originalSeen)`) is set back.
+  func noteRestored(in storage: Range<UnsafeRawPointer>, holds: (ObserverTable, UInt64) -> Bool) {
+    for index in records.indices {
+      let record = records[index]
+      guard record.isLive, !record.isRestored, record.originalSeen != Stamp.none,
+        record.latestSeen != record.originalSeen, let slot = record.slot, storage.contains(slot),
+        holds(record.table, record.originalSeen)
+      else { continue }
+      removeFromIndex(record)
+      records[index].isRestored = true
+      records[index].latestSeen = record.originalSeen
+      records[index].latest = record.original
+      addToIndex(records[index], at: index)
+    }
+  }
+
+  /// The storage of the innermost in-place frame if its value is the one with the observer table
+  /// `table` (see `WriteRecord.slot`).
+  private func innermostSlot(of table: ObserverTable) -> UnsafeRawPointer? {
+    guard let frame = frames.last, let address = frame.address, let registrar = frame.registrar,
+      UInt(bitPattern: registrar) == UInt(bitPattern: table.ownerIdentity)
+    else { return nil }
+    return address
   }
 
   // MARK: Synchronous observers during in-place mutations
@@ -158,6 +185,13 @@ internal final class TransactionContext {
       removeFromIndex(records[position])
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
+      if records[position].isRestored {
+        // The field moves on from the state it was restored to: a set-back again only if the
+        // values say so.
+        records[position].isRestored = false
+        records[position].isLive = false
+      }
+      if records[position].slot != innermostSlot(of: table) { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
         if records[position].latest == nil { records[position].original = nil }
@@ -177,7 +211,8 @@ internal final class TransactionContext {
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
-          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live))
+          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live,
+          slot: innermostSlot(of: table)))
       position = records.count - 1
     }
     addToIndex(records[position], at: position)
