@@ -107,7 +107,10 @@ internal struct Reconciliation {
   ) -> Bool {
     guard let first = entry.occurrences.first else { return false }
     for stamp in first where context.originalSeen(table: entry.table, latestSeen: stamp) == seen {
-      if entry.occurrences.allSatisfy({ $0.contains(stamp) }) { return true }
+      if entry.occurrences.allSatisfy({ $0.contains(stamp) }) {
+        context.markReliedOn(table: entry.table, latestSeen: stamp)
+        return true
+      }
     }
     return false
   }

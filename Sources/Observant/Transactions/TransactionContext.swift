@@ -118,12 +118,12 @@ internal final class TransactionContext {
   }
 
   /// A value stored at `storage` was replaced wholesale inside an in-place mutation of live state:
-  /// every live record of a write made there whose field the new value holds in the state the
-  /// observers read (`holds(table, originalSeen)`) is set back.
+  /// every record of a write made there (in live storage, see `WriteRecord.slot`) whose field the
+  /// new value holds in the state the observers read (`holds(table, originalSeen)`) is set back.
   func noteRestored(in storage: Range<UnsafeRawPointer>, holds: (ObserverTable, UInt64) -> Bool) {
     for index in records.indices {
       let record = records[index]
-      guard record.isLive, !record.isRestored, record.originalSeen != Stamp.none,
+      guard !record.isRestored, !record.isReliedOn, record.originalSeen != Stamp.none,
         record.latestSeen != record.originalSeen, let slot = record.slot, storage.contains(slot),
         holds(record.table, record.originalSeen)
       else { continue }
@@ -135,10 +135,10 @@ internal final class TransactionContext {
     }
   }
 
-  /// The storage of the innermost in-place frame if its value is the one with the observer table
-  /// `table` (see `WriteRecord.slot`).
+  /// The storage of the innermost in-place frame if it is anchored (live state) and its value is
+  /// the one with the observer table `table` (see `WriteRecord.slot`).
   private func innermostSlot(of table: ObserverTable) -> UnsafeRawPointer? {
-    guard let frame = frames.last, let address = frame.address, let registrar = frame.registrar,
+    guard let frame = frames.last, frame.anchored, let address = frame.address, let registrar = frame.registrar,
       UInt(bitPattern: registrar) == UInt(bitPattern: table.ownerIdentity)
     else { return nil }
     return address
@@ -185,12 +185,8 @@ internal final class TransactionContext {
       removeFromIndex(records[position])
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
-      if records[position].isRestored {
-        // The field moves on from the state it was restored to: a set-back again only if the
-        // values say so.
-        records[position].isRestored = false
-        records[position].isLive = false
-      }
+      // The field moves on from the state it was restored to (see `noteRestored`).
+      records[position].isRestored = false
       if records[position].slot != innermostSlot(of: table) { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
@@ -227,6 +223,13 @@ internal final class TransactionContext {
       return nil
     }
     return records[position].originalSeen
+  }
+
+  /// Marks the record that left a value-type field of `table` in the state `latestSeen` as relied
+  /// on (see `WriteRecord.isReliedOn`).
+  func markReliedOn(table: ObserverTable, latestSeen: UInt64) {
+    guard let position = recordPosition(table, .unresolved, latestSeen: latestSeen) else { return }
+    records[position].isReliedOn = true
   }
 
   /// Whether a write of this transaction left the field `key` of `table` in the state `latestSeen`.
