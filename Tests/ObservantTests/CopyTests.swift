@@ -426,7 +426,9 @@ struct CopyTests {
     #expect(withoutTracking { (model.state.child.count, model.state.sibling.count) } == (0, 2))
   }
 
-  @Test("an identified array changed in place and assigned back the value its readers read, in one transaction, re-runs nothing")
+  @Test(
+    "an identified array changed in place and assigned back the value its readers read, in one transaction, re-runs nothing"
+  )
   func identifiedArrayStructureUndoneByAssigningTheSavedValue() {
     let model = EditorModel()
     let count = Shown { model.state.rows.count }
