@@ -64,11 +64,15 @@ struct FuzzTransaction: CustomStringConvertible {
   }
 
   /// Whether the step replaces a value wholesale inside an in-place mutation, where the runtime
-  /// cannot see the value it replaced and reconciles readers by stamps (documented: a reader of a
-  /// field that holds an equal value written at another time may run once).
+  /// cannot see the value it replaced and reconciles readers by stamps (documented in the Identity
+  /// rules article, "Undo": a reader of a field that holds an equal value written at another time
+  /// may run once; in the transaction of such a replacement, only the fields the replacement itself
+  /// takes back to where their readers read them count as set back, and not those of an element of
+  /// a collection).
   var replacesInPlace: Bool {
     switch kind {
-    case .mutations(let mutations): mutations.contains { if case .undoInPlace = $0 { true } else { false } }
+    case .mutations(let mutations):
+      mutations.contains { if case .undoInPlace = $0 { true } else { false } }
     case .restore(_, let inPlace): inPlace
     default: false
     }
@@ -260,8 +264,11 @@ private final class World {
     var setup = SeededRandom(seed: seed)
     var ids = IDSource(startingAt: 1)
     let root = setup.node(depth: 3, ids: &ids)
-    self.holder = Holder(root: root)
-    self.store = Store(initialState: root, reducer: NodeFeature.reduce, diagnostics: diagnostics)
+    // Only the mode's own owner holds the state: no other copy of it exists unless a transaction
+    // takes one (a draft, a snapshot), so copies are accounted for exactly.
+    self.holder = Holder(root: mode == .plain ? root : Node(id: 0))
+    self.store = Store(
+      initialState: mode == .store ? root : Node(id: 0), reducer: NodeFeature.reduce, diagnostics: diagnostics)
     // New nodes made by transactions get ids above any id of the setup.
     self.ids = IDSource(startingAt: ids.next + 1_000_000)
     let rootStore = self.store
@@ -403,10 +410,9 @@ private final class World {
             $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),")
           }
         }
-        // Copies of the initial elements always exist here: a store keeps copies of what its
-        // scoped stores showed, and in plain mode the world's store still holds the initial state.
-        // (`CopyTests` checks the case without copies.)
-        let copiesExist = true
+        // Other copies of the state exist while a draft or a snapshot is kept; in store mode
+        // always (a store keeps copies of what its scoped stores showed).
+        let copiesExist = mode == .store || !drafts.isEmpty || !snapshots.isEmpty
         let plainElementWithCopies =
           copiesExist && transaction.mutations.contains(where: \.writesPlainCollectionElement)
         if transaction.writesThroughCopy || readShared || plainElementWithCopies {
@@ -415,10 +421,10 @@ private final class World {
         }
         // An identified array changed in place (compared by structure version) and assigned a
         // rebuilt one in the same transaction cannot be recognized as set back (documented:
-        // Identity rules, "Copies").
+        // Identity rules, "Undo").
         let mixedRows =
           transaction.mutations.contains(where: \.changesRowsInPlace)
-          && transaction.mutations.contains(where: \.assignsRows)
+          && transaction.mutations.contains(where: \.assignsRebuiltRows)
         let movedAndRestored =
           transaction.mutations.contains(where: \.movesPinned)
           && transaction.mutations.contains(where: \.restoresPinnedFromCopy)

@@ -160,11 +160,9 @@ enum Mutation: CustomStringConvertible {
     if case .undoByAssignment = self { true } else { false }
   }
 
-  var assignsRows: Bool {
-    switch self {
-    case .reassignRows, .undoRows: true
-    default: false
-    }
+  /// Whether the mutation assigns the rows a rebuilt array (same elements, another version).
+  var assignsRebuiltRows: Bool {
+    if case .reassignRows = self { true } else { false }
   }
 
   /// Applies the mutation to `root` (a no-op when its path no longer exists).

@@ -20,6 +20,23 @@ internal struct Reconciliation {
     reconciliation.deliver()
   }
 
+  /// Reconciles the readers of `value`'s subtree, which replaced the value stored at `address`
+  /// (`size` bytes) inside an in-place mutation of live state: first, the writes of the current
+  /// transaction made in that storage (see `WriteRecord.slot`) whose field the new value holds in
+  /// the state its readers read are set back (an undo within the transaction that changed it).
+  static func reconcile<Value>(_ value: Value, restoredAt address: UnsafeRawPointer, size: Int) {
+    var reconciliation = Reconciliation()
+    reconciliation.collect(value)
+    if InPlaceFrames.innermostIsAnchored, let context = TransactionContext.existing {
+      let found = reconciliation.found
+      context.noteRestored(in: address..<address + size) { table, stamp in
+        guard let entry = found[ObjectIdentifier(table)] else { return false }
+        return entry.occurrences.allSatisfy { $0.contains(stamp) }
+      }
+    }
+    reconciliation.deliver()
+  }
+
   mutating func collect<Value>(_ value: Value) {
     let flags = _TypeTraits.flags(of: Value.self)
     guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return }
@@ -90,7 +107,10 @@ internal struct Reconciliation {
   ) -> Bool {
     guard let first = entry.occurrences.first else { return false }
     for stamp in first where context.originalSeen(table: entry.table, latestSeen: stamp) == seen {
-      if entry.occurrences.allSatisfy({ $0.contains(stamp) }) { return true }
+      if entry.occurrences.allSatisfy({ $0.contains(stamp) }) {
+        context.markReliedOn(table: entry.table, latestSeen: stamp)
+        return true
+      }
     }
     return false
   }

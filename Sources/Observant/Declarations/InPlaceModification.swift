@@ -68,6 +68,8 @@ internal struct _InPlaceModification<Value> {
   @usableFromInline let strategy: _ModifyStrategy
   @usableFromInline let identityBefore: UInt64
   @usableFromInline let stampBefore: UInt64
+  /// The element count before the mutation (identified arrays only), to describe the change.
+  @usableFromInline let countBefore: Int
   @usableFromInline let capture: Any?
 
   /// Starts the mutation of `current`.
@@ -88,22 +90,26 @@ internal struct _InPlaceModification<Value> {
       let token = _stateToken(at: current)
       identityBefore = token.id
       stampBefore = token.stamp
+      countBefore = 0
       capture = nil
-      _beginInPlaceFrame(token.registrar, stamp: token.stamp, anchored: anchored)
+      _beginInPlaceFrame(token.registrar, stamp: token.stamp, anchored: anchored, address: UnsafeRawPointer(current))
     case .identifiedArray:
       let tokens = _identifiedArrayTokens(at: current)
       identityBefore = tokens.structural
       stampBefore = tokens.version
+      countBefore = tokens.count
       capture = nil
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
     case .stateCollection:
       identityBefore = 0
       stampBefore = 0
+      countBefore = 0
       capture = (Value.self as? any _StateCollectionTokens.Type)?._captureTokens(of: current.pointee)
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
       stampBefore = 0
+      countBefore = 0
       capture = nil
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
     }
@@ -121,6 +127,15 @@ internal struct _InPlaceModification<Value> {
     switch strategy {
     case .state:
       let token = _stateToken(at: current)
+      if token.id == identityBefore && !_innermostFrameExpects(token.stamp) {
+        // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
+        // have not heard of it. Reconciled before the frame closes, while the frame still tells
+        // which of this transaction's writes were made in this slot (a field of the copy may be
+        // back where its readers read it).
+        _reconcile(current.pointee, restoredAt: UnsafeRawPointer(current), size: MemoryLayout<Value>.size)
+        _endInPlaceFrame(stamp: token.stamp, sameIdentity: true)
+        return token.stamp == stampBefore ? .unchanged : .content
+      }
       let verified = _endInPlaceFrame(stamp: token.stamp, sameIdentity: token.id == identityBefore)
       if token.id != identityBefore {
         return .slot(
@@ -137,7 +152,14 @@ internal struct _InPlaceModification<Value> {
     case .identifiedArray:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       let tokens = _identifiedArrayTokens(at: current)
-      if tokens.structural != identityBefore { return .slot(_changeValues(identityBefore, tokens.structural)) }
+      if tokens.structural != identityBefore {
+        // Boxed as a setter boxes them (see `_changeValues`): by version, the old value is gone.
+        return .slot(
+          (
+            ValueBox(_IdentifiedArraySnapshot<Value>(version: stampBefore, count: countBefore)),
+            ValueBox(_IdentifiedArraySnapshot<Value>(version: tokens.version, count: tokens.count))
+          ))
+      }
       return tokens.version != stampBefore ? .content : .unchanged
     case .stateCollection:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
@@ -152,8 +174,16 @@ internal struct _InPlaceModification<Value> {
 
 /// Opens an in-place frame (see `InPlaceFrames.begin`), for inlinable code.
 @usableFromInline
-internal func _beginInPlaceFrame(_ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool) {
-  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored)
+internal func _beginInPlaceFrame(
+  _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+) {
+  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored, address: address)
+}
+
+/// Whether the innermost frame's value carries `stamp` (see `InPlaceFrames.innermostExpects`).
+@usableFromInline
+internal func _innermostFrameExpects(_ stamp: UInt64) -> Bool {
+  InPlaceFrames.innermostExpects(stamp)
 }
 
 /// Closes the innermost in-place frame (see `InPlaceFrames.end`), for inlinable code.
@@ -216,7 +246,9 @@ extension Optional: _OptionalStateToken where Wrapped: ObservableState {
 
 /// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayTokens`.
 @inlinable
-internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64) {
+internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (
+  structural: UInt64, version: UInt64, count: Int
+) {
   (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(at: value)
 }
 
@@ -225,15 +257,18 @@ internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (
 internal protocol _IdentifiedArrayTokens {
   /// `structural` changes exactly when the slot must notify: the structural version for elements
   /// that report their own changes, the version for any other element.
-  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64)
+  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64, count: Int)
 }
 
 extension IdentifiedArray: _IdentifiedArrayTokens {
   @inlinable
-  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64) {
+  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64, count: Int) {
     let array = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self)
     let reportsOwnChanges = _TypeTraits.flags(of: Element.self) & _TypeTraits.observableState != 0
-    return (reportsOwnChanges ? array.pointee.structuralVersion : array.pointee.version, array.pointee.version)
+    return (
+      reportsOwnChanges ? array.pointee.structuralVersion : array.pointee.version, array.pointee.version,
+      array.pointee.count
+    )
   }
 }
 

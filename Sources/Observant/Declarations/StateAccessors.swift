@@ -227,3 +227,11 @@ internal func _notifyNestedDifferences<Value>(old: Value, new: Value) {
 internal func _reconcile<Value>(_ value: Value) {
   Reconciliation.reconcile(value)
 }
+
+/// `_reconcile(_:)` for a value that replaced, inside an in-place mutation, the value stored at
+/// `address` (`size` bytes): writes of the current transaction made in that storage whose field is
+/// back where its readers read it are set back.
+@usableFromInline
+internal func _reconcile<Value>(_ value: Value, restoredAt address: UnsafeRawPointer, size: Int) {
+  Reconciliation.reconcile(value, restoredAt: address, size: size)
+}

@@ -100,7 +100,7 @@ public struct Tracked<Value> {
       opened = registrar._announceClassFieldWrite(_fieldKey(object, storage), owner: Object.self, values: { nil })
     }
     // A class's property is live state: the anchor of every in-place mutation below it.
-    let modification = _InPlaceModification(strategy, current: storage.pointee.value, anchored: true)
+    let modification = _InPlaceModification(strategy, at: _valueAddress(storage), anchored: true)
     return _TrackedInPlace(modification: modification, ticket: ticket, openedTransaction: opened)
   }
 
@@ -110,7 +110,7 @@ public struct Tracked<Value> {
     _ object: Object, _ storage: UnsafeMutablePointer<Self>, _ inPlace: _TrackedInPlace<Value>
   ) {
     let registrar = object.trackingRegistrar
-    let outcome = inPlace.modification.finish(current: storage.pointee.value)
+    let outcome = inPlace.modification.finish(at: _valueAddress(storage))
     if inPlace.modification.strategy == .announce && registrar._readersMayHaveMissed(since: inPlace.ticket) {
       registrar._deliverLate(_fieldKey(object, storage), overwriting: Stamp.none)
     }
@@ -213,6 +213,13 @@ public struct Tracked<Value> {
   {
     let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     return FieldKey(storedPropertyOffset: UnsafeRawPointer(storage) - base)
+  }
+
+  /// The address of the value in `storage` (its only stored property), where an in-place mutation
+  /// reads its tokens without copying the value.
+  @inlinable @inline(__always)
+  internal static func _valueAddress(_ storage: UnsafeMutablePointer<Self>) -> UnsafePointer<Value> {
+    UnsafeRawPointer(storage).assumingMemoryBound(to: Value.self)
   }
 
   /// The address of the storage for a read: the same, with the modifying access that takes it

@@ -136,7 +136,49 @@ internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
     return (ValueBox(_ContentToken(of: old)), ValueBox(_ContentToken(of: new)))
   }
   if let tokens = Value.self as? any _ContentTokenBoxing.Type { return tokens._tokenValues(old, new) }
+  if _TypeTraits.flags(of: Value.self) & _TypeTraits.identifiedArray != 0 {
+    return (ValueBox(_IdentifiedArraySnapshot(old)), ValueBox(_IdentifiedArraySnapshot(new)))
+  }
   return (ValueBox(old), ValueBox(new))
+}
+
+/// An identified array as a write's record keeps it: its version, and the value itself where the
+/// write had it (a setter has the old value; an in-place mutation has only the version it began
+/// with, the old value being gone). Equal when the versions are equal (the very value, the same
+/// copies of the same elements), or, both values known, when they hold the same thing (see
+/// `_holdsSameValue`): so a field changed in place and assigned back the value its readers read
+/// within one transaction is recognized as set back.
+@usableFromInline
+internal struct _IdentifiedArraySnapshot<Value>: Equatable, CustomStringConvertible {
+  @usableFromInline let version: UInt64
+  @usableFromInline let count: Int
+  @usableFromInline let value: Value?
+
+  @inlinable
+  init(version: UInt64, count: Int) {
+    self.version = version
+    self.count = count
+    self.value = nil
+  }
+
+  @inlinable
+  init(_ value: Value) {
+    self.version = _contentStamp(of: value) ?? 0
+    self.count = (value as? any Collection)?.count ?? 0
+    self.value = value
+  }
+
+  @inlinable
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    if lhs.version == rhs.version { return true }
+    guard let left = lhs.value, let right = rhs.value else { return false }
+    return _holdsSameValue(left, right)
+  }
+
+  @usableFromInline var description: String {
+    if let value { return String(describing: value) }
+    return count == 1 ? "[1 element]" : "[\(count) elements]"
+  }
 }
 
 /// What identifies a state's content for "set back": its identity and its stamp (`0` and `0` for

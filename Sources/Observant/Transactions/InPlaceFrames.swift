@@ -29,6 +29,9 @@ internal enum InPlaceFrames {
     let savedExpected: UInt64
     let registrar: UnsafeMutableRawPointer?
     let anchored: Bool
+    /// Where the value being mutated is stored, when the frame knows it (a field's storage, a
+    /// store's root, a class's property): the slot the writes made in the frame belong to.
+    let address: UnsafeRawPointer?
   }
 
   /// Whether an in-place mutation of a tracked field is open on this thread.
@@ -52,6 +55,11 @@ internal enum InPlaceFrames {
     return true
   }
 
+  /// Whether the innermost frame's value carries `stamp`, the stamp its accessor writes led to: a
+  /// value that does not was replaced some other way (see `end(stamp:sameIdentity:)`).
+  @usableFromInline
+  static func innermostExpects(_ stamp: UInt64) -> Bool { observant_frame_expected() == stamp }
+
   /// Whether the innermost frame is anchored to live state (see the type's documentation).
   @usableFromInline
   static var innermostIsAnchored: Bool {
@@ -66,13 +74,16 @@ internal enum InPlaceFrames {
   /// that is not observable state itself: an identified array, an array, a dictionary).
   ///
   /// - Parameter anchored: whether the storage is live state (see the type's documentation).
-  static func begin(_ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool) {
-    let address = registrar.map { Unmanaged.passUnretained($0).toOpaque() }
+  ///   - address: where the value is stored, if known (see `Record.address`).
+  static func begin(
+    _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  ) {
+    let registrarAddress = registrar.map { Unmanaged.passUnretained($0).toOpaque() }
     TransactionContext.current.frames.append(
       Record(
-        savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(), registrar: address,
-        anchored: anchored))
-    observant_frame_set(address, stamp)
+        savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
+        registrar: registrarAddress, anchored: anchored, address: address))
+    observant_frame_set(registrarAddress, stamp)
     observant_frame_set_depth(observant_frame_depth() + 1)
   }
 

@@ -114,7 +114,34 @@ internal final class TransactionContext {
 
   func noteUnverifiedReplacement() {
     sawUnverifiedReplacement = true
-    for index in records.indices { records[index].isLive = false }
+    for index in records.indices where !records[index].isRestored { records[index].isLive = false }
+  }
+
+  /// A value stored at `storage` was replaced wholesale inside an in-place mutation of live state:
+  /// every record of a write made there (in live storage, see `WriteRecord.slot`) whose field the
+  /// new value holds in the state the observers read (`holds(table, originalSeen)`) is set back.
+  func noteRestored(in storage: Range<UnsafeRawPointer>, holds: (ObserverTable, UInt64) -> Bool) {
+    for index in records.indices {
+      let record = records[index]
+      guard !record.isRestored, !record.isReliedOn, record.originalSeen != Stamp.none,
+        record.latestSeen != record.originalSeen, let slot = record.slot, storage.contains(slot),
+        holds(record.table, record.originalSeen)
+      else { continue }
+      removeFromIndex(record)
+      records[index].isRestored = true
+      records[index].latestSeen = record.originalSeen
+      records[index].latest = record.original
+      addToIndex(records[index], at: index)
+    }
+  }
+
+  /// The storage of the innermost in-place frame if it is anchored (live state) and its value is
+  /// the one with the observer table `table` (see `WriteRecord.slot`).
+  private func innermostSlot(of table: ObserverTable) -> UnsafeRawPointer? {
+    guard let frame = frames.last, frame.anchored, let address = frame.address, let registrar = frame.registrar,
+      UInt(bitPattern: registrar) == UInt(bitPattern: table.ownerIdentity)
+    else { return nil }
+    return address
   }
 
   // MARK: Synchronous observers during in-place mutations
@@ -158,6 +185,9 @@ internal final class TransactionContext {
       removeFromIndex(records[position])
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
+      // The field moves on from the state it was restored to (see `noteRestored`).
+      records[position].isRestored = false
+      if records[position].slot != innermostSlot(of: table) { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
         if records[position].latest == nil { records[position].original = nil }
@@ -177,7 +207,8 @@ internal final class TransactionContext {
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
-          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live))
+          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live,
+          slot: innermostSlot(of: table)))
       position = records.count - 1
     }
     addToIndex(records[position], at: position)
@@ -192,6 +223,13 @@ internal final class TransactionContext {
       return nil
     }
     return records[position].originalSeen
+  }
+
+  /// Marks the record that left a value-type field of `table` in the state `latestSeen` as relied
+  /// on (see `WriteRecord.isReliedOn`).
+  func markReliedOn(table: ObserverTable, latestSeen: UInt64) {
+    guard let position = recordPosition(table, .unresolved, latestSeen: latestSeen) else { return }
+    records[position].isReliedOn = true
   }
 
   /// Whether a write of this transaction left the field `key` of `table` in the state `latestSeen`.

@@ -27,9 +27,24 @@ internal struct WriteRecord {
   /// anchored in-place mutation whose frames all verified): only then is "set back" a fact about
   /// the state and not about some copy.
   var isLive: Bool
+  /// Where the value whose field was written is stored, when every write of the lineage was made
+  /// in one anchored in-place frame's storage that the frame knew (live state, see
+  /// `InPlaceFrames.Record.address`): a value replaced wholesale in that storage can set the
+  /// record back.
+  var slot: UnsafeRawPointer?
+  /// The value in `slot` was replaced, inside the in-place mutation of live state, by a copy whose
+  /// field holds `originalSeen` again: the field is back where the observers read it.
+  var isRestored = false
+  /// A reconciliation left readers to this record (see `Reconciliation.isRecorded`): they may
+  /// read another copy of the field, in the state this record's writes led to, so no replacement
+  /// elsewhere may set it back (`noteRestored`). (A later set-back through the accessors is
+  /// refused anyway when that reconciliation followed a replacement: see
+  /// `TransactionContext.noteUnverifiedReplacement`.)
+  var isReliedOn = false
 
   /// The field is back where the observers read it.
   var isReverted: Bool {
+    if isRestored { return true }
     guard isLive, let original, let latest else { return false }
     return original.isEqual(to: latest)
   }

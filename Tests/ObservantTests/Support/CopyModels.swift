@@ -91,6 +91,16 @@ struct Editor: ObservableState {
   init() {}
 }
 
+extension Item {
+  /// Replaces the value wholesale through `inout self` (an undo the accessors do not see).
+  mutating func restore(_ saved: Item) { self = saved }
+}
+
+extension Editor {
+  /// Replaces the value wholesale through `inout self`.
+  mutating func restore(_ saved: Editor) { self = saved }
+}
+
 /// The owner of an `Editor`: value state in a `@Tracked` property, mutated in place.
 final class EditorModel: Trackable, @unchecked Sendable {
   let trackingRegistrar = TrackingRegistrar()
