@@ -2,7 +2,8 @@
 /// ends, and none of them sees a half-applied change.
 ///
 /// Transactions nest; only the end of the outermost one re-runs reactions. A field that ends the
-/// transaction where it began (set and set back) re-runs nothing.
+/// transaction where it began (set and set back) re-runs nothing; the Identity rules article lists
+/// the few changes undone in place whose readers still re-run once.
 ///
 /// ```swift
 /// transaction {
