@@ -74,9 +74,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       identity == nil
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
     let tree = StoreTree(diagnostics: diagnostics)
-    super.init(
-      tree: tree, identity: identity, lastState: nil, isValid: true, shape: StoreShape(navigator: navigator),
-      isRoot: true)
+    super.init(tree: tree, identity: identity, isValid: true, shape: StoreShape(navigator: navigator), isRoot: true)
     tree.root = self
   }
 
