@@ -3,9 +3,15 @@ import Observant
 /// The core of a child or optional scope's store: its state is read from its parent's state (a
 /// key path, or an optional one to a case's payload), and its slots there are watched, so that a
 /// commit examines it only when the slot changed.
+///
+/// A child store reached from the root through child scopes only never becomes invalid, and keeps
+/// no copy of its state across actions. An optional or enum-case store, whose state can disappear
+/// while its parent's lives on, keeps the last state read through it or committed to it and shows
+/// that once invalid (`keepsState`; see `ScopedCore`), and so does every store scoped below a
+/// store that keeps its state (what it showed may be newer than its parent's copy).
 @MainActor
 @usableFromInline
-internal final class ChildScope<ParentState, ParentAction, State, Action>: StoreCore<State, Action>, StoreDependent {
+internal final class ChildScope<ParentState, ParentAction, State, Action>: ScopedCore<State, Action>, StoreDependent {
   /// Keeps the parent (and so the root) alive while this store is used.
   @usableFromInline let parent: StoreCore<ParentState, ParentAction>
   /// Creation order within the tree: parents before children.
@@ -23,11 +29,14 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
 
   /// Makes the scope at `key` below `parentStore`, reading `initialState` from it. Below an
   /// invalid store, the scope is invalid from the start.
+  ///
+  /// - Parameter isOptional: whether the state may disappear while the parent's lives on (an
+  ///   optional child, an enum case).
   @usableFromInline
   init(
     parentStore: Store<ParentState, ParentAction>, key: AnyKeyPath, initialState: State,
     extract: @escaping (ParentState) -> State?, embed: @escaping (Action) -> ParentAction, writablePath: AnyKeyPath?,
-    navigator: @escaping (StoreCore<State, Action>) -> State?
+    isOptional: Bool, navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
     let parent = parentStore.core
     self.parent = parent
@@ -41,9 +50,11 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
     let parentState = parent.presentState
     let named = parentState ?? parent.lastKnownState
     self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
+    let identity = _observableIdentity(of: initialState)
     super.init(
-      tree: parent.tree, identity: _observableIdentity(of: initialState), lastState: initialState,
-      isValid: parentState != nil, shape: StoreShape(navigator: navigator))
+      tree: parent.tree, identity: identity, initialState: initialState, isValid: parentState != nil,
+      shape: StoreShape(navigator: navigator),
+      keepsState: isOptional || identity == nil || (!parent.isRoot && parent.scoped.keepsState))
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
     slotObserver = observer
@@ -80,6 +91,14 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Store
       return 1
     }
     return 1 + acceptCommittedState(state)
+  }
+
+  /// The state kept (see `keepsState`), or else the state within the parent's last state (a store
+  /// that keeps nothing becomes invalid only with its parent).
+  override func lastState() -> State? {
+    if keepsState { return readState }
+    let extract = self.extract
+    return parent.knownState.flatMap { parentState in withoutTracking { extract(parentState) } }
   }
 
   override func willInvalidate() {

@@ -2,9 +2,12 @@ import Observant
 
 /// The core of an element store: the element with an id in an identified array of the parent's
 /// state. Its collection scope examines it when the element is removed or replaced.
+///
+/// It keeps the state last read through it or committed to it (`keepsState`, see `ScopedCore`):
+/// what it shows once its row is gone.
 @MainActor
 @usableFromInline
-internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State, Action>: StoreCore<State, Action> {
+internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State, Action>: ScopedCore<State, Action> {
   /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
   @usableFromInline let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
   @usableFromInline let id: ID
@@ -20,8 +23,8 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
     self.collection = collection
     self.id = id
     super.init(
-      tree: collection.tree, identity: _observableIdentity(of: state), lastState: state, isValid: isValid,
-      shape: collection.elementShape)
+      tree: collection.tree, identity: _observableIdentity(of: state), initialState: state, isValid: isValid,
+      shape: collection.elementShape, keepsState: true)
   }
 
   /// The navigator of an element store: its element in the collection scope's array, made by the

@@ -44,9 +44,10 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   /// Tasks of `.run` effects, cancelled when the last store of the tree is deallocated.
   private let tasks = EffectTasks()
   private let rootLocation = StoreLocation.root()
-  /// Processes an action a scoped store hands up: `process(_:)`, made by `make`, where the root
-  /// store is made (specialized there, unlike this class's overridden `deliver`).
-  @usableFromInline internal var processor: ((Action) -> Void)?
+  /// Processes an action a scoped store hands up (`deliver`): `process(_:)` of the core it is
+  /// given, made by `make`, where the root store is made, so that it runs specialized there (this
+  /// class's overridden `deliver` runs generic, its method table holding the unspecialized code).
+  @usableFromInline internal let processor: (RootCore, Action) -> Void
 
   /// A root core whose sends, reads and handed-up actions run specialized where it is made.
   @inlinable
@@ -54,29 +55,29 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, diagnostics: StoreDiagnostics,
     limits: SendLimits
   ) -> RootCore {
-    let core = RootCore(
+    RootCore(
       state: state, reducer: reducer, diagnostics: diagnostics, limits: limits,
-      navigator: { unsafeDowncast($0, to: RootCore.self).state })
-    core.processor = { [unowned(unsafe) core] action in core.process(action) }
-    return core
+      processor: { core, action in core.process(action) })
   }
 
   @usableFromInline
   init(
     state: State, reducer: @escaping (inout State, Action) -> Effect<Action>, diagnostics: StoreDiagnostics,
-    limits: SendLimits, navigator: @escaping (StoreCore<State, Action>) -> State?
+    limits: SendLimits, processor: @escaping (RootCore, Action) -> Void
   ) {
     self.storage = StateStorage(state)
     self.reducer = reducer
     self.limits = limits
+    self.processor = processor
     let identity = _observableIdentity(of: state)
     self.comparesPlainState =
       identity == nil
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
     let tree = StoreTree(diagnostics: diagnostics)
-    super.init(
-      tree: tree, identity: identity, lastState: nil, isValid: true, shape: StoreShape(navigator: navigator),
-      isRoot: true)
+    // The root's own reads take its state in place (`StoreCore.rootState`); the navigator is
+    // there for the shape's sake.
+    let shape = StoreShape<State, Action>(navigator: { unsafeDowncast($0, to: RootCore.self).state })
+    super.init(tree: tree, identity: identity, isValid: true, shape: shape, isRoot: true)
     tree.root = self
   }
 
@@ -85,7 +86,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   override func deliver(_ action: Action) {
-    if let processor { processor(action) } else { process(action) }
+    processor(self, action)
   }
 
   override var location: StoreLocation { rootLocation }

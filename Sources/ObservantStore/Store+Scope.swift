@@ -32,7 +32,7 @@ extension Store {
     let initialState = withoutTracking { path.value(in: core.currentState) }
     return makeScopedStore(
       key: keyPath, initialState: initialState, extract: { path.value(in: $0) }, embed: embed,
-      writablePath: keyPath as? WritableKeyPath<State, ChildState>)
+      writablePath: keyPath as? WritableKeyPath<State, ChildState>, isOptional: false)
   }
 
   /// A store for the optional child state at `keyPath` while it is present, `nil` while it is
@@ -63,7 +63,7 @@ extension Store {
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     return makeScopedStore(
       key: keyPath, initialState: present, extract: { path.value(in: $0) }, embed: embed,
-      writablePath: optionalChildPath(keyPath))
+      writablePath: optionalChildPath(keyPath), isOptional: true)
   }
 
   /// The writable path to an optional scope's child, if `keyPath` is writable.
@@ -80,12 +80,14 @@ extension Store {
     initialState: ChildState,
     extract: @escaping (State) -> ChildState?,
     embed: @escaping (ChildAction) -> Action,
-    writablePath: AnyKeyPath?
+    writablePath: AnyKeyPath?,
+    isOptional: Bool
   ) -> Store<ChildState, ChildAction> {
     let child = Store<ChildState, ChildAction>(
       core: ChildScope(
         parentStore: self, key: key, initialState: initialState, extract: extract, embed: embed,
-        writablePath: writablePath, navigator: { ChildScope<State, Action, ChildState, ChildAction>.navigate($0) }))
+        writablePath: writablePath, isOptional: isOptional,
+        navigator: { ChildScope<State, Action, ChildState, ChildAction>.navigate($0) }))
     if child.isValid { scopes[key] = child }
     return child
   }

@@ -11,7 +11,7 @@ import Observant
 /// them weakly.
 @MainActor
 @usableFromInline
-internal class StoreCore<State, Action> {
+internal class StoreCore<State, Action>: AnyStoreCore {
   // The hot paths (a send to the root, a read through a store) are inlinable and use only the
   // stored properties marked `@usableFromInline`, so that a client's optimized build runs them
   // specialized for its state and action types: in generic code every `Optional<State>`, array of
@@ -34,21 +34,14 @@ internal class StoreCore<State, Action> {
   // MARK: Reader role
 
   @exclusivity(unchecked) final var readers: StoreReaders
-  /// Scoped stores: the last state read through the store or committed to it (what an invalid
-  /// store shows), and the tree's state generation when it was read (while the two agree, the
-  /// state is current and a read need not navigate from the root). The root keeps none: it owns
-  /// the state, and a copy would make the reducer's next in-place mutation of a collection copy it.
-  @usableFromInline @exclusivity(unchecked) final var lastState: State?
 
   /// Whether the store's state still exists. Once `false`, it stays `false`.
   @usableFromInline @exclusivity(unchecked) internal private(set) final var isValid: Bool
-  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once.
+  /// Whether this is the root's core (a `RootCore`): a send to it is processed at once, and it
+  /// owns its state. Every other core is a `ScopedCore`.
   @usableFromInline let isRoot: Bool
-  @usableFromInline let keepsLastState: Bool
   /// Whether `State` is `ObservableState` (asked once: in generic code it is a conformance lookup).
   @usableFromInline let stateIsObservable: Bool
-
-  @usableFromInline @exclusivity(unchecked) final var lastStateGeneration: UInt64 = 0
 
   /// Reads this store's state from its parent's (or, for the root, the state itself), without
   /// recording and with tracking already suspended; `nil` when it is gone (see `StoreShape`).
@@ -57,22 +50,18 @@ internal class StoreCore<State, Action> {
 
   /// - Parameters:
   ///   - identity: the identity of the state readers start with (`nil` for plain state).
-  ///   - lastState: the state a scoped store starts with; `nil` for the root.
   ///   - isValid: `false` for a store made below an invalid store, or for a snapshot's row that
   ///     is gone.
   ///   - shape: see `shape`.
   @usableFromInline
   init(
-    tree: StoreTree, identity: StateIdentity?, lastState: State?, isValid: Bool, shape: StoreShape<State, Action>,
-    isRoot: Bool = false
+    tree: StoreTree, identity: StateIdentity?, isValid: Bool, shape: StoreShape<State, Action>, isRoot: Bool = false
   ) {
     self.tree = tree
     self.shape = shape
     self.isValid = isValid
     self.isRoot = isRoot
     self.readers = StoreReaders(identity: identity, isRoot: isRoot)
-    self.lastState = lastState
-    self.keepsLastState = lastState != nil
     self.stateIsObservable = identity != nil
     tree.diagnostics.recordStoreCreated()
   }
@@ -93,6 +82,9 @@ internal class StoreCore<State, Action> {
   /// Called once when the store becomes invalid: stop observing, leave the parent's caches.
   func willInvalidate() {}
 
+  /// Called once, just before the store becomes invalid: keeps the state it will show.
+  func keepLastState() {}
+
   /// Where the store is and what it holds, for diagnostics: `root.rows[id: 7] (State)`.
   @usableFromInline
   final var describedPath: String { "\(location.description) (\(State.self))" }
@@ -102,26 +94,24 @@ internal class StoreCore<State, Action> {
   /// The field readers of the store record: `Store<State, Action>.state`.
   final var identityField: InternalField { shape.identityField }
 
-  /// The current state for a reader, kept as the state to show if the store becomes invalid. An
-  /// invalid store answers its last state.
+  /// The current state for a reader (a scoped store keeps it until the reducer next runs, so that
+  /// further reads need not navigate). An invalid store answers its last state.
   @inlinable
   final var currentState: State {
     guard isValid else { return lastKnownState }
     tree.checkNotReducing(self.describedPath)
-    if let current = stateReadThisGeneration { return current }
-    guard let state = withoutTracking({ navigator(self) }) else { return lastKnownState }
-    remember(state)
-    return state
+    if isRoot { return rootState }
+    return scoped.currentScopedState
   }
 
   /// The current state for navigation (a scope below reads its own state from it) and commits, or
-  /// `nil` if it is gone. Keeps nothing: a store whose state holds the collection being mutated
-  /// must not hold a copy of it on behalf of the scopes below.
+  /// `nil` if it is gone. Keeps nothing.
   @inlinable
   final var presentState: State? {
     guard isValid else { return nil }
     tree.checkNotReducing(self.describedPath)
-    if let current = stateReadThisGeneration { return current }
+    if isRoot { return rootState }
+    if let current = scoped.stateReadThisGeneration { return current }
     return withoutTracking { navigator(self) }
   }
 
@@ -130,31 +120,33 @@ internal class StoreCore<State, Action> {
   @inlinable
   final var navigatedState: State? {
     guard isValid else { return nil }
-    if let current = stateReadThisGeneration { return current }
+    if isRoot { return rootState }
+    if let current = scoped.stateReadThisGeneration { return current }
     return navigator(self)
   }
 
-  /// What the store shows once invalid (for the root, always the current state).
+  /// What the store shows: its state while valid (for the root, always), once invalid the last
+  /// state it had (see `ScopedCore`).
   @usableFromInline
   final var lastKnownState: State {
-    if let lastState { return lastState }
-    guard let state = withoutTracking({ navigator(self) }) else {
-      fatalError("Observant: the root store's state is always present")
+    guard let state = knownState else {
+      observantFatalError("Observant: store \(describedPath) has no state to show (an internal error)")
     }
     return state
   }
 
-  @inlinable
-  final var stateReadThisGeneration: State? {
-    keepsLastState && lastStateGeneration == tree.stateGeneration ? lastState : nil
+  /// `lastKnownState`, as an optional: a scoped store that keeps no state asks its parent.
+  final var knownState: State? {
+    isRoot ? rootState : scoped.scopedKnownState
   }
 
+  /// The root's state, read in place (the core is a `RootCore`).
   @inlinable
-  final func remember(_ state: State) {
-    guard keepsLastState else { return }
-    lastState = state
-    lastStateGeneration = tree.stateGeneration
-  }
+  final var rootState: State { unsafeDowncast(self, to: RootCore<State, Action>.self).state }
+
+  /// This core as the `ScopedCore` it is when it is not the root's.
+  @inlinable
+  final var scoped: ScopedCore<State, Action> { unsafeDowncast(self, to: ScopedCore<State, Action>.self) }
 
   /// Runs `body` with the current state, recording in the current tracking scope the store's
   /// identity slot and, under the store's guard, every read `body` makes. An invalid store passes
@@ -206,17 +198,6 @@ internal class StoreCore<State, Action> {
   }
 
   // MARK: Commit
-
-  /// Records `state` as committed; if it is not the state the readers last heard of (a new value,
-  /// or plain state that changed), tells them and re-examines the scopes below, whose slots
-  /// belonged to the old value. Returns how many further stores were examined.
-  @discardableResult
-  final func acceptCommittedState(_ state: State) -> Int {
-    let previous = lastState
-    remember(state)
-    guard !isSameState(state, as: previous) else { return 0 }
-    return announceReplacement()
-  }
 
   /// Whether `state` is what readers last heard of: the same `ObservableStateID` (a value whose
   /// fields report their own changes), or for plain state, unchanged from `previous` (`==` for
@@ -290,6 +271,7 @@ internal class StoreCore<State, Action> {
   /// driving its readers, and it leaves its parent's caches.
   final func invalidate() {
     guard isValid else { return }
+    keepLastState()
     isValid = false
     readers.invalidate()
     willInvalidate()

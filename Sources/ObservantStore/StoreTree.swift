@@ -54,6 +54,9 @@ internal final class StoreTree {
   @usableFromInline @exclusivity(unchecked) internal var stateGeneration: UInt64 = 1
   /// Whether the root's reducer is running (holding the root state for an in-place mutation).
   @usableFromInline @exclusivity(unchecked) internal var isReducing = false
+  /// The scoped stores that kept the state they read since the reducer last ran (see
+  /// `ScopedCore`): it lets go of them before it runs again. Weak: a store may go first.
+  @usableFromInline @exclusivity(unchecked) internal var readStates: [WeakCore] = []
 
   init(diagnostics: StoreDiagnostics) {
     self.diagnostics = diagnostics
@@ -64,11 +67,26 @@ internal final class StoreTree {
     return nextOrder
   }
 
-  /// The reducer starts mutating the state: every state read before is out of date.
+  /// The reducer starts mutating the state: every state read before is out of date, and the
+  /// copies the stores keep of it are let go of, so that the reducer's in-place mutations of the
+  /// collections inside it stay in place.
   @inlinable
   func reducerWillRun() {
     isReducing = true
     stateGeneration &+= 1
+    if !readStates.isEmpty { releaseReadStates() }
+  }
+
+  /// Lists `core`, which keeps the state it read, for `reducerWillRun`.
+  @usableFromInline
+  func releaseBeforeReducing(_ core: AnyStoreCore) {
+    readStates.append(WeakCore(core: core))
+  }
+
+  @usableFromInline
+  func releaseReadStates() {
+    for entry in readStates { entry.core?.releaseReadState() }
+    readStates.removeAll(keepingCapacity: true)
   }
 
   @inlinable
@@ -135,6 +153,15 @@ internal struct PendingExamination: @unchecked Sendable {
   weak var target: (any Examinable)?
 
   init(_ target: any Examinable) { self.target = target }
+}
+
+/// A weak reference to a store's core, in the tree's list of read states.
+@usableFromInline
+internal struct WeakCore {
+  @usableFromInline weak var core: AnyStoreCore?
+
+  @usableFromInline
+  init(core: AnyStoreCore) { self.core = core }
 }
 
 /// A weak reference to a scope made below a store (the scope holds the store's core, not the
