@@ -131,6 +131,63 @@ struct RobustnessTests {
     #expect(fired.value == 1)
   }
 
+  /// A reader on another thread that starts depending on a field while a write of it is under way
+  /// (after the write told the field's observers, before it stored the value) reads the old value:
+  /// it must hear the write. The window is opened on purpose: an observer of the field, told before
+  /// the store on the writing thread, lets the reader read and install, then lets the write go on.
+  private func readerInsideTheWindow<Value: Sendable>(
+    read: @escaping @Sendable () -> Value, write: () -> Void
+  ) -> (seen: Value?, fired: Int) {
+    let readerMayRead = DispatchSemaphore(value: 0)
+    let readerDone = DispatchSemaphore(value: 0)
+    withTracking { _ = read() } onChange: {
+      readerMayRead.signal()
+      readerDone.wait()
+    }
+    let seen = Shared<Value?>(nil)
+    let fired = Counter()
+    let reader = Thread {
+      readerMayRead.wait()
+      seen.value = withTracking { read() } onChange: { fired.increment() }
+      readerDone.signal()
+    }
+    reader.start()
+    write()
+    return (seen.value, fired.value)
+  }
+
+  @Test("a reader that reads between a write's announcement and its store hears the write (class field)")
+  func readerInsideTheWriteWindow() {
+    let profile = Profile()
+    let scalar = readerInsideTheWindow(read: { profile.count }, write: { profile.count = 1 })
+    #expect(scalar.seen == 0 && scalar.fired == 1)
+    let inPlace = readerInsideTheWindow(read: { profile.tags.count }, write: { profile.tags.append("x") })
+    #expect(inPlace.seen == 0 && inPlace.fired == 1)
+  }
+
+  @Test("a reader that reads between a write's announcement and its store hears the write (@TrackedWeak)")
+  func readerInsideTheWriteWindowWeak() {
+    final class Owner: Trackable, @unchecked Sendable {
+      let trackingRegistrar = TrackingRegistrar()
+      @TrackedWeak var target: Profile?
+    }
+    let owner = Owner()
+    let target = Profile()
+    let result = readerInsideTheWindow(read: { owner.target == nil }, write: { owner.target = target })
+    #expect(result.seen == true && result.fired == 1)
+    withExtendedLifetime(target) {}
+  }
+
+  @Test("a reader on another thread while a value-type field is written never keeps showing the old value")
+  func readerInsideTheWriteWindowValueType() {
+    // The write is nested in the in-place mutation of `state`, so the observer that opens the
+    // window runs after the store (never inside the exclusive access): the reader reads the new
+    // value. Either way, it must not be left with the old one.
+    let holder = Holder()
+    let result = readerInsideTheWindow(read: { holder.state.child.count }, write: { holder.state.child.count = 1 })
+    #expect((result.seen == 1 && result.fired == 0) || (result.seen == 0 && result.fired == 1))
+  }
+
   @Test("a write the tracked closure itself makes after reading the field fires onChange, during the closure")
   func sameThreadWriteDuringApply() {
     let profile = Profile()

@@ -14,6 +14,8 @@ import Testing
 private final class ReactionProbe: @unchecked Sendable {
   let lock = Mutex(())
   var seen: (Int, Int) = (-1, -1)
+  /// What the first run read: with the final values, it bounds the re-runs (one per change at most).
+  var first: (Int, Int)?
   let running = Atomic<Int>(0)
   let overlaps = Atomic<Int>(0)
 }
@@ -52,6 +54,7 @@ struct SoakTests {
     let transactions = Atomic<Int>(0)
     let created = Atomic<Int>(0)
     let cancelled = Atomic<Int>(0)
+    let finishedScopes = Mutex<[(object: Int, seen: Int, fired: Counter)]>([])
 
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       // Each thread is the only writer of its object's `count` (fields are plain storage: two
@@ -77,7 +80,10 @@ struct SoakTests {
               probe.overlaps.add(1, ordering: .relaxed)
             }
             let values = (objects[reads.0].count, objects[reads.1].count)
-            probe.lock.withLock { _ in probe.seen = values }
+            probe.lock.withLock { _ in
+              probe.seen = values
+              if probe.first == nil { probe.first = values }
+            }
             probe.running.subtract(1, ordering: .acquiringAndReleasing)
           }
           pool.add(reaction, probe, reads: reads)
@@ -103,28 +109,40 @@ struct SoakTests {
           check(&scopes, objects, final: false, missed: missedScopes, doubled: doubledScopes)
         }
       }
-      check(&scopes, objects, final: false, missed: missedScopes, doubled: doubledScopes)
+      finishedScopes.withLock { $0.append(contentsOf: scopes) }
     }
+
+    // Writers are done: every scope whose object moved on since its read fired exactly once, and
+    // every other one has not fired.
+    var remaining = finishedScopes.withLock { $0 }
+    check(&remaining, objects, final: true, missed: missedScopes, doubled: doubledScopes)
 
     // Writers are done: every live reaction shows the final values, no body overlapped itself.
     var stale = 0
     var overlaps = 0
     var live = 0
+    var doubledRuns = 0
     for entry in pool.all where !entry.reaction.isCancelled {
       live += 1
-      let seen = entry.probe.lock.withLock { _ in entry.probe.seen }
-      if seen != (objects[entry.reads.0].count, objects[entry.reads.1].count) { stale += 1 }
+      let (seen, first) = entry.probe.lock.withLock { _ in (entry.probe.seen, entry.probe.first) }
+      let final = (objects[entry.reads.0].count, objects[entry.reads.1].count)
+      if seen != final { stale += 1 }
       overlaps += entry.probe.overlaps.load(ordering: .relaxed)
+      // Each write of an object it read is a transaction that changed it (the writer stores its
+      // step, which only grows): at most one re-run per such transaction.
+      if let first, entry.reaction.runCount - 1 > (final.0 - first.0) + (final.1 - first.1) { doubledRuns += 1 }
     }
     for entry in pool.all { entry.reaction.cancel() }
     print(
       "soak: \(Self.seconds) s, \(transactions.load(ordering: .relaxed)) transactions, "
         + "\(created.load(ordering: .relaxed)) reactions created, \(cancelled.load(ordering: .relaxed)) cancelled "
         + "from other threads, \(live) live at the end; \(stale) stale, \(overlaps) overlapping runs, "
+        + "\(doubledRuns) re-run more often than their inputs changed, "
         + "\(missedScopes.load(ordering: .relaxed)) missed and \(doubledScopes.load(ordering: .relaxed)) doubled scopes"
     )
     #expect(stale == 0)
     #expect(overlaps == 0)
+    #expect(doubledRuns == 0)
     #expect(missedScopes.load(ordering: .relaxed) == 0)
     #expect(doubledScopes.load(ordering: .relaxed) == 0)
     // One more write of each object fires the scopes still waiting: nothing stays installed.
@@ -133,7 +151,8 @@ struct SoakTests {
   }
 
   /// Checks the scopes whose object has moved on (they must have fired exactly once); a scope
-  /// whose value may still be current is kept for later, unless this is the final check.
+  /// whose value may still be current is kept for later. The final check, once every writer is
+  /// done, is exact: a scope whose object moved on fired once, any other did not fire.
   private func check(
     _ scopes: inout [(object: Int, seen: Int, fired: Counter)], _ objects: [Profile], final: Bool,
     missed: borrowing Atomic<Int>, doubled: borrowing Atomic<Int>
@@ -141,6 +160,12 @@ struct SoakTests {
     var kept: [(object: Int, seen: Int, fired: Counter)] = []
     for scope in scopes {
       if scope.fired.value > 1 { doubled.add(1, ordering: .relaxed) }
+      if final {
+        let movedOn = objects[scope.object].count > scope.seen
+        if movedOn && scope.fired.value == 0 { missed.add(1, ordering: .relaxed) }
+        if !movedOn && scope.fired.value != 0 { doubled.add(1, ordering: .relaxed) }
+        continue
+      }
       // The writer of that object may still be between its store and a late notification; a
       // scope counts as missed only once the value moved on by more than one write.
       if objects[scope.object].count > scope.seen + 1 {

@@ -51,12 +51,18 @@ public struct TrackedWeak<Object: AnyObject> {
       let registrar = owner.trackingRegistrar
       let old = owner[keyPath: storageKeyPath].object
       guard old !== newValue else { return }
+      // A reader that starts depending on the property between the announcement and the store
+      // hears the write after the fact (see `TrackingRegistrar._readersMayHaveMissed(since:)`).
+      let ticket = registrar._writeTicket
       var opened = false
       if registrar.hasObservers {
         opened = registrar._announceClassFieldWrite(
           _fieldKey(owner, storageKeyPath), owner: Owner.self, values: { _changeValues(old, newValue) })
       }
       owner[keyPath: storageKeyPath].object = newValue
+      if registrar._readersMayHaveMissed(since: ticket) {
+        registrar._deliverLate(_fieldKey(owner, storageKeyPath), overwriting: Stamp.none)
+      }
       if opened { _endImplicitTransaction() }
     }
   }
