@@ -140,7 +140,9 @@ struct RobustnessTests {
   ) -> (seen: Value?, fired: Int) {
     let readerMayRead = DispatchSemaphore(value: 0)
     let readerDone = DispatchSemaphore(value: 0)
-    withTracking { _ = read() } onChange: {
+    withTracking {
+      _ = read()
+    } onChange: {
       readerMayRead.signal()
       readerDone.wait()
     }
@@ -148,7 +150,11 @@ struct RobustnessTests {
     let fired = Counter()
     let reader = Thread {
       readerMayRead.wait()
-      seen.value = withTracking { read() } onChange: { fired.increment() }
+      seen.value = withTracking {
+        read()
+      } onChange: {
+        fired.increment()
+      }
       readerDone.signal()
     }
     reader.start()
