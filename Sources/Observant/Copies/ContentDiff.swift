@@ -138,8 +138,8 @@ internal struct ContentDiff {
   private mutating func compareReflected<Value>(_ old: Value, _ new: Value) {
     var oldStates: [any ObservableState] = []
     var newStates: [any ObservableState] = []
-    Self.collectStates(in: old, into: &oldStates, depth: 0)
-    Self.collectStates(in: new, into: &newStates, depth: 0)
+    collectStates(in: old, into: &oldStates)
+    collectStates(in: new, into: &newStates)
     guard !oldStates.isEmpty, !newStates.isEmpty else { return }
     var byIdentity: [ObservableStateID: any ObservableState] = [:]
     for state in oldStates { byIdentity[state.observableStateID] = state }
@@ -155,17 +155,6 @@ internal struct ContentDiff {
       compare(states: old, new)
     }
     open(old)
-  }
-
-  static func collectStates(in value: Any, into states: inout [any ObservableState], depth: Int) {
-    guard depth < 16 else { return }
-    if let state = value as? any ObservableState {
-      states.append(state)
-      return
-    }
-    for child in Mirror(reflecting: value).children {
-      collectStates(in: child.value, into: &states, depth: depth + 1)
-    }
   }
 
   /// A field of `table` changed from the state `old` to the state `new`: its readers hear it as a

@@ -31,7 +31,7 @@ internal struct Reconciliation {
       container._collectElements(value, into: &self)
     } else {
       var states: [any ObservableState] = []
-      ContentDiff.collectStates(in: value, into: &states, depth: 0)
+      collectStates(in: value, into: &states)
       for state in states { collectExistential(state) }
     }
   }

@@ -21,7 +21,7 @@ internal final class Recorder {
   @exclusivity(unchecked) private(set) var dependencies: ContiguousArray<Dependency> = []
   @exclusivity(unchecked) private var index = DependencyIndex()
   /// Where the next read of this run is placed (everything before it was read in this run).
-  @exclusivity(unchecked) private var cursor = 0
+  @exclusivity(unchecked) private(set) var cursor = 0
   @exclusivity(unchecked) private(set) var generation: UInt32 = 1
   /// The previous read: a read of the same field (same registrar, key and stamp, under the same
   /// guard) returns after comparing these.
@@ -43,8 +43,19 @@ internal final class Recorder {
   /// is built (an allocation and a rebuild, worth it only for scopes that read many fields).
   private static var scanLimit: Int { 16 }
 
+  /// Where every read goes instead of being recorded, for a recorder that records nothing (see
+  /// `ReadForwarding`); `nil` for the recorders of tracking scopes.
+  private let readForwarding: (any ReadForwarding)?
+
   init(owner: Observer? = nil) {
     self.owner = owner
+    self.readForwarding = nil
+  }
+
+  /// A recorder that records nothing and hands every read that reaches it to `forwarding`.
+  init(forwardingReadsTo forwarding: any ReadForwarding) {
+    self.owner = nil
+    self.readForwarding = forwarding
   }
 
   /// The dependencies of the current (or last) run, in the order of first read.
@@ -119,9 +130,10 @@ internal final class Recorder {
       }
     }
     let table = registrar.table
-    // A thread's bridge recorder (see `ThreadLocal.recorderForReads`) records nothing: every read
-    // goes to the observation bridge.
-    if _slowPath(isBridgeRecorder) { return reportToBridge(registrar, resolved, name, seen: seen) }
+    // A forwarding recorder (the observation bridge's, see `ThreadLocal.recorderForReads`)
+    // records nothing, not even the previous read (so the next read of the same field is
+    // forwarded too).
+    if _slowPath(readForwarding != nil) { return forward(registrar, resolved, name, seen: seen) }
     let dependency = Dependency(
       table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
     if currentGuard != nil { guardedCount += 1 }
@@ -130,6 +142,12 @@ internal final class Recorder {
       dependency.observer = owner
       table.link(dependency)
     }
+  }
+
+  @inline(never)
+  private func forward(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+    lastRegistrar = nil
+    readForwarding?.forwardRead(registrar, key, name, seen: seen)
   }
 
   /// Whether the dependency at `position` was read in this run, in the state `seen`, unguarded
@@ -248,27 +266,6 @@ internal final class Recorder {
     lastRegistrar = nil
     guardedCount = 0
     return all
-  }
-
-  /// The dependencies recorded so far, for a one-shot observer to keep: the first, and the others
-  /// in a new array of exactly their number (none for a scope that read one field). The recorder
-  /// keeps its own storage, for reuse by `reset()`.
-  func takeDependencies() -> OneShotDependencies {
-    switch cursor {
-    case 0: return OneShotDependencies(first: nil, rest: [])
-    case 1: return OneShotDependencies(first: dependencies[0], rest: [])
-    default:
-      // Copied in one go (initializing from a slice copies element by element through value
-      // witnesses, appending checks uniqueness and capacity each time).
-      let count = cursor - 1
-      let rest = ContiguousArray<Dependency>(unsafeUninitializedCapacity: count) { buffer, initialized in
-        dependencies.withUnsafeBufferPointer { source in
-          _ = buffer.initialize(fromContentsOf: source[1...count])
-        }
-        initialized = count
-      }
-      return OneShotDependencies(first: dependencies[0], rest: rest)
-    }
   }
 
   /// Empties the recorder for reuse, keeping its storage. Touches only what a scope can have

@@ -124,6 +124,10 @@ internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
   @usableFromInline override var description: String { String(describing: value) }
 }
 
+extension ValueBox: PrintableBox {
+  var printedValue: String? { (value as? any CustomStringConvertible)?.description }
+}
+
 /// Boxes a write's values (inlinable: the boxes' comparison is specialized where they are made).
 ///
 /// Fields holding observable state are boxed as tokens (identity and stamp of each state they
@@ -232,8 +236,8 @@ internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
   // Enum state and other identity-comparable values: the states they hold, pairwise.
   var left: [any ObservableState] = []
   var right: [any ObservableState] = []
-  ContentDiff.collectStates(in: lhs, into: &left, depth: 0)
-  ContentDiff.collectStates(in: rhs, into: &right, depth: 0)
+  collectStates(in: lhs, into: &left)
+  collectStates(in: rhs, into: &right)
   return left.count == right.count
     && zip(left, right).allSatisfy {
       $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion

@@ -86,3 +86,26 @@ internal struct OneShotDependencies: Sequence {
     }
   }
 }
+
+extension Recorder {
+  /// The dependencies recorded so far, for a one-shot observer to keep: the first, and the others
+  /// in a new array of exactly their number (none for a scope that read one field). The recorder
+  /// keeps its own storage, for reuse by `reset()`.
+  func takeDependencies() -> OneShotDependencies {
+    switch cursor {
+    case 0: return OneShotDependencies(first: nil, rest: [])
+    case 1: return OneShotDependencies(first: dependencies[0], rest: [])
+    default:
+      // Copied in one go (initializing from a slice copies element by element through value
+      // witnesses, appending checks uniqueness and capacity each time).
+      let count = cursor - 1
+      let rest = ContiguousArray<Dependency>(unsafeUninitializedCapacity: count) { buffer, initialized in
+        dependencies.withUnsafeBufferPointer { source in
+          _ = buffer.initialize(fromContentsOf: source[1...count])
+        }
+        initialized = count
+      }
+      return OneShotDependencies(first: dependencies[0], rest: rest)
+    }
+  }
+}

@@ -26,8 +26,6 @@ internal final class TransactionContext {
   @exclusivity(unchecked) private var dirtyScratch: [DirtyObserver] = []
   @exclusivity(unchecked) private var roundScratch: [DirtyObserver] = []
   @exclusivity(unchecked) private var nextRoundScratch: [DirtyObserver] = []
-  /// Emptied dependency buffers, for snapshots of a field's readers (see `DependencySnapshot`).
-  @exclusivity(unchecked) private var spareDependencyBuffers: [ContiguousArray<Dependency>] = []
   /// Observers scheduled directly (`Reaction.invalidate()`, a reconciliation).
   @exclusivity(unchecked) private var invalidated: [DirtyObserver] = []
   /// Synchronous observers notified while an in-place mutation was open, called when it closes.
@@ -75,20 +73,6 @@ internal final class TransactionContext {
 
   func returnSpareRecorder(_ recorder: Recorder) {
     spareRecorder = recorder
-  }
-
-  /// An empty dependency buffer with room for `capacity`, reused if one was returned.
-  func takeDependencyBuffer(capacity: Int) -> ContiguousArray<Dependency> {
-    var buffer = spareDependencyBuffers.popLast() ?? []
-    buffer.reserveCapacity(capacity)
-    return buffer
-  }
-
-  /// Takes back a buffer for reuse (emptied, its capacity kept); a few are kept.
-  func returnDependencyBuffer(_ buffer: inout ContiguousArray<Dependency>) {
-    guard spareDependencyBuffers.count < 4, buffer.capacity <= 4_096 else { return }
-    buffer.empty()
-    spareDependencyBuffers.append(buffer)
   }
 
   // MARK: Nesting
@@ -436,21 +420,4 @@ internal struct ObserverQueue {
 
 private func releaseContext(_ context: UnsafeMutableRawPointer) {
   Unmanaged<TransactionContext>.fromOpaque(context).release()
-}
-
-extension Array {
-  /// Removes every element, keeping the storage: popped one by one, which for the few elements
-  /// of a transaction costs a fraction of `removeAll(keepingCapacity:)` (a `replaceSubrange`).
-  @inline(__always)
-  mutating func empty() {
-    while popLast() != nil {}
-  }
-}
-
-extension ContiguousArray {
-  /// Removes every element, keeping the storage (see `Array.empty()`).
-  @inline(__always)
-  mutating func empty() {
-    while popLast() != nil {}
-  }
 }
