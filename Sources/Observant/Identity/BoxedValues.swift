@@ -1,0 +1,190 @@
+// Values kept for reverted writes and causes: a transaction boxes the old and new value of a write
+// that could still be set back (or whose reader records causes), and compares them when it ends.
+// Fields that hold observable state are boxed as content tokens (identity and stamp).
+
+/// A value boxed with the comparison specialized where it was made.
+@usableFromInline
+internal final class ValueBox<Value>: ComparableBox, @unchecked Sendable {
+  @usableFromInline let value: Value
+  /// `_holdsSameValue` for `Value`, specialized where the box was made: this class's methods run
+  /// generic code, in which the comparison would look the type's conformances up at run time.
+  @usableFromInline let holdsSameValue: (Value, Value) -> Bool
+
+  @inlinable
+  init(_ value: Value) {
+    self.value = value
+    self.holdsSameValue = _holdsSameValue
+    super.init()
+  }
+  /// Whether the field holds what it held: for a value compared by identity, the same identity
+  /// *and* the same content (the same copy). Two copies of one state with different content are
+  /// not "set back" (a slot that got back the identity its readers read, but another copy of it,
+  /// changed what they read without any of its fields being written).
+  override func isEqual(to other: ComparableBox) -> Bool {
+    // The same class means the same `Value` (a cast to `ValueBox<Value>` would look its metadata up).
+    guard ObjectIdentifier(type(of: other)) == ObjectIdentifier(type(of: self)) else { return false }
+    return holdsSameValue(value, unsafeDowncast(other, to: ValueBox<Value>.self).value)
+  }
+
+  @usableFromInline override var description: String { String(describing: value) }
+}
+
+extension ValueBox: PrintableBox {
+  var printedValue: String? { (value as? any CustomStringConvertible)?.description }
+}
+
+/// Boxes a write's values (inlinable: the boxes' comparison is specialized where they are made).
+///
+/// Fields holding observable state are boxed as tokens (identity and stamp of each state they
+/// hold), the same tokens an in-place mutation records without a copy of the old value: a field
+/// written both ways in one transaction compares like with like, and "set back" means the same
+/// copies of the same states.
+@inlinable
+internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+  if _TypeTraits.flags(of: Value.self) & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
+    return (ValueBox(_ContentToken(of: old)), ValueBox(_ContentToken(of: new)))
+  }
+  if let tokens = Value.self as? any _ContentTokenBoxing.Type { return tokens._tokenValues(old, new) }
+  return (ValueBox(old), ValueBox(new))
+}
+
+/// What identifies a state's content for "set back": its identity and its stamp (`0` and `0` for
+/// `nil`).
+@usableFromInline
+internal struct _ContentToken: Hashable, CustomStringConvertible {
+  @usableFromInline let id: UInt64
+  @usableFromInline let stamp: UInt64
+
+  @inlinable
+  init(id: UInt64, stamp: UInt64) {
+    self.id = id
+    self.stamp = stamp
+  }
+
+  /// The token of a state or an optional state (a generic value of one of those types).
+  @usableFromInline
+  init<Value>(of value: Value) {
+    if let state = value as? any ObservableState {
+      self.init(id: state.observableStateID.rawValue, stamp: state._instanceVersion)
+    } else {
+      self.init(id: 0, stamp: 0)  // nil
+    }
+  }
+
+  @usableFromInline var description: String { id == 0 ? "nil" : "#\(id)" }
+}
+
+/// Collections of states, boxed as the tokens of their elements.
+@usableFromInline
+internal protocol _ContentTokenBoxing {
+  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues
+}
+
+extension Array: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension ContiguousArray: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension ArraySlice: _ContentTokenBoxing where Element: ObservableState {
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
+    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  }
+}
+
+extension Dictionary: _ContentTokenBoxing where Value: ObservableState {
+  @usableFromInline static func _tokenValues<Field>(_ old: Field, _ new: Field) -> ChangeValues {
+    (
+      ValueBox(
+        (old as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }),
+      ValueBox(
+        (new as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })
+    )
+  }
+}
+
+/// The tokens of a collection's states, in order.
+@usableFromInline
+internal func _elementTokens<States: Collection>(_ states: States) -> [_ContentToken]
+where States.Element: ObservableState {
+  states.map { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
+}
+
+/// Whether a field holding `lhs` and then `rhs` holds the same thing: the same identity and the
+/// same content for values compared by identity (see `ValueBox.isEqual(to:)`), `==` or `===`
+/// otherwise.
+@inlinable
+internal func _holdsSameValue<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  switch _classifyWrite(lhs, rhs) {
+  case .none: return true
+  case .slot: return false
+  case .content: return _holdsSameCopies(lhs, rhs)
+  }
+}
+
+/// Whether two identity-equal collections of states hold the same copies of their elements (the
+/// same stamps, pairwise): a collection rebuilt from the same elements is the same content, one
+/// holding another copy of an element is not. O(*n*); asked only when a transaction ends with a
+/// collection back at the identities its readers read. `false` for other types.
+@usableFromInline
+internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  if let type = Value.self as? any _StateCopies.Type { return type._holdsSameCopies(lhs, rhs) }
+  let flags = _TypeTraits.flags(of: Value.self)
+  // A state, or an optional one: identity-equal with another stamp is another content.
+  if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 { return false }
+  // Enum state and other identity-comparable values: the states they hold, pairwise.
+  var left: [any ObservableState] = []
+  var right: [any ObservableState] = []
+  collectStates(in: lhs, into: &left)
+  collectStates(in: rhs, into: &right)
+  return left.count == right.count
+    && zip(left, right).allSatisfy {
+      $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion
+    }
+}
+
+internal protocol _StateCopies {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+private func _sameCopies<States: Collection>(_ lhs: States, _ rhs: States) -> Bool
+where States.Element: ObservableState {
+  lhs.count == rhs.count
+    && zip(lhs, rhs).allSatisfy {
+      $0.observableStateID == $1.observableStateID && $0.registrar.stamp == $1.registrar.stamp
+    }
+}
+
+extension Array: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension ContiguousArray: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension ArraySlice: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension IdentifiedArray: _StateCopies where Element: ObservableState {
+  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
+}
+
+extension Dictionary: _StateCopies where Value: ObservableState {
+  static func _holdsSameCopies<Field>(_ lhs: Field, _ rhs: Field) -> Bool {
+    let lhs = lhs as! Self
+    let rhs = rhs as! Self
+    return lhs.count == rhs.count
+      && lhs.allSatisfy { key, value in
+        guard let other = rhs[key] else { return false }
+        return value.observableStateID == other.observableStateID && value.registrar.stamp == other.registrar.stamp
+      }
+  }
+}
