@@ -75,7 +75,7 @@ internal struct ContentDiff {
     depth += 1
     defer { depth -= 1 }
     let layout = StateLayout.of(State.self)
-    let table = old.registrar.registrar.existingTable
+    let table = old.registrar.tracking.existingTable
     var identical = true
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &new) { newBytes in
@@ -121,7 +121,7 @@ internal struct ContentDiff {
     guard old.observableStateID == new.observableStateID, old.registrar.stamp != new.registrar.stamp else { return }
     var copy = new
     let layout = StateLayout.of(State.self)
-    let table = old.registrar.registrar.existingTable
+    let table = old.registrar.tracking.existingTable
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &copy) { newBytes in
         for field in layout.fields {

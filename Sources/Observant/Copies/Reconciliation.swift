@@ -49,7 +49,7 @@ internal struct Reconciliation {
   mutating func collect<State: ObservableState>(state: State) {
     let layout = StateLayout.of(State.self)
     let stamps = Set(state._fieldStamps)
-    if let table = state.registrar.registrar.existingTable {
+    if let table = state.registrar.tracking.existingTable {
       let id = ObjectIdentifier(table)
       if found[id] == nil { found[id] = (table, []) }
       found[id]!.occurrences.append(stamps)

@@ -196,7 +196,7 @@ internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at v
   -> _StateToken
 {
   let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
-  return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
+  return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
 }
 
 @usableFromInline
@@ -210,7 +210,7 @@ extension Optional: _OptionalStateToken where Wrapped: ObservableState {
     guard let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self).pointee?.registrar else {
       return _StateToken(registrar: nil, id: 0, stamp: 0)
     }
-    return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
+    return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
   }
 }
 
