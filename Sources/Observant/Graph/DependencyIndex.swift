@@ -66,4 +66,31 @@ internal struct DependencyIndex {
     if !slots.isEmpty { slots = [] }
     used = 0
   }
+
+  /// Checks the index against the dependencies it indexes: every entry is one of them, at the
+  /// position it knows; every field they read is found; the count and the load factor.
+  ///
+  /// - Complexity: O(*n*) in the slots and the dependencies.
+  func _checkInvariants(indexing dependencies: ContiguousArray<Dependency>) {
+    var entries = 0
+    for entry in slots {
+      guard let entry else { continue }
+      entries += 1
+      let dependency = entry.takeUnretainedValue()
+      let position = Int(dependency.position)
+      guard dependencies.indices.contains(position), dependencies[position] === dependency else {
+        _invariantViolated("the dependency index holds a dependency the recorder does not")
+      }
+    }
+    if entries != used { _invariantViolated("dependency index counts \(used) entries, holds \(entries)") }
+    if used * 2 > slots.count { _invariantViolated("dependency index over half full (\(used) of \(slots.count))") }
+    for dependency in dependencies {
+      guard let found = find(UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key) else {
+        _invariantViolated("a dependency's field is missing from the index")
+      }
+      if found.table !== dependency.table || found.key != dependency.key {
+        _invariantViolated("the index finds another field")
+      }
+    }
+  }
 }

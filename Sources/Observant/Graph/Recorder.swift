@@ -85,6 +85,7 @@ internal final class Recorder {
   /// - Parameter text: for a field keyed by name and not resolved yet (`key` is `.unresolved`),
   ///   its name (`#function` in the accessor), interned here on the first read.
   func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64) {
+    defer { if _internalChecksEnabled { _checkInvariantsAfterRead() } }
     lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
     lastKey = key.rawValue
     lastSeen = seen
@@ -242,6 +243,7 @@ internal final class Recorder {
     generation &+= 1
     cursor = 0
     lastRegistrar = nil
+    if _internalChecksEnabled { _checkInvariants() }
   }
 
   /// Ends a run: removes and returns the dependencies the run did not read (still linked).
@@ -253,7 +255,7 @@ internal final class Recorder {
     dependencies.removeSubrange(cursor...)
     index.removeAll()
     if dependencies.count > Self.scanLimit { index.rebuild(dependencies) }
-    if _internalChecksEnabled { checkInvariants() }
+    if _internalChecksEnabled { _checkInvariants() }
     return stale
   }
 
@@ -265,6 +267,7 @@ internal final class Recorder {
     cursor = 0
     lastRegistrar = nil
     guardedCount = 0
+    if _internalChecksEnabled { _checkInvariants() }
     return all
   }
 
@@ -281,6 +284,7 @@ internal final class Recorder {
     if currentGuard != nil { currentGuard = nil }
     guardedCount = 0
     owner = nil
+    if _internalChecksEnabled { _checkInvariants() }
   }
 
   /// Whether every dependency was read under a guard that is now invalid: nothing recorded here can
@@ -320,16 +324,49 @@ internal final class Recorder {
       copy.table.link(copy)
     }
     lastRegistrar = nil
+    if _internalChecksEnabled { _checkInvariantsAfterRead() }
   }
 
-  /// Checks positions and the index (with internal checks on).
-  func checkInvariants() {
-    for (position, dependency) in dependencies.enumerated() where dependency.position != Int32(position) {
-      _invariantViolated("dependency at \(position) thinks it is at \(dependency.position)")
+  // MARK: Invariants
+
+  /// Checks the recorder in full: every dependency knows its position; those before the cursor
+  /// were read in this run and the others were not; the guarded count; the index holds every
+  /// field read once there are more dependencies than a scan covers, and none before. With
+  /// internal checks on, after every change at a run's boundaries (and after every read while the
+  /// dependencies are few); tests call it directly.
+  ///
+  /// - Complexity: O(*n*) in the dependencies.
+  func _checkInvariants() {
+    if cursor < 0 || cursor > dependencies.count {
+      _invariantViolated("recorder cursor \(cursor) outside 0...\(dependencies.count)")
     }
-    if cursor > dependencies.count { _invariantViolated("cursor past the end") }
+    for (position, dependency) in dependencies.enumerated() {
+      if dependency.position != Int32(position) {
+        _invariantViolated("dependency at \(position) thinks it is at \(dependency.position)")
+      }
+      if (position < cursor) != (dependency.generation == generation) {
+        _invariantViolated(
+          "dependency at \(position) (cursor \(cursor)) is of run \(dependency.generation), the run is \(generation)")
+      }
+    }
     let guarded = dependencies.lazy.filter { $0.guardedBy != nil }.count
     if guarded != guardedCount { _invariantViolated("guarded count \(guardedCount), actual \(guarded)") }
+    if index.isEmpty != (dependencies.count <= Self.scanLimit) {
+      _invariantViolated("\(dependencies.count) dependencies, index \(index.isEmpty ? "empty" : "built")")
+    }
+    if !index.isEmpty { index._checkInvariants(indexing: dependencies) }
+  }
+
+  /// After a read that changed the recorder: in full while the dependencies are few; otherwise
+  /// what a read can have changed, the dependency just before the cursor and its index entry.
+  private func _checkInvariantsAfterRead() {
+    if dependencies.count <= _fullCheckLimit { return _checkInvariants() }
+    guard cursor > 0 else { return }
+    let latest = dependencies[cursor - 1]
+    if latest.position != Int32(cursor - 1) || latest.generation != generation {
+      _invariantViolated("the dependency just read is not in place before the cursor")
+    }
+    if find(latest.table, latest.key) == nil { _invariantViolated("the dependency just read is not indexed") }
   }
 }
 

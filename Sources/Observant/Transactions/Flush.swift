@@ -17,7 +17,9 @@ extension TransactionContext {
   /// was invalidated; the record is consumed. `nil` (consuming nothing) otherwise.
   private func takeSingleDirtyObserver() -> DirtyObserver? {
     guard invalidated.isEmpty else { return nil }
-    return writes.takeSingleDirtyObserver()
+    let single = writes.takeSingleDirtyObserver()
+    if _internalChecksEnabled { checkAfterMutation() }
+    return single
   }
 
   /// Appends to `dirty` the observers the records (and invalidations) make dirty, in no particular
@@ -27,6 +29,7 @@ extension TransactionContext {
     dirty.append(contentsOf: invalidated)
     invalidated.empty()
     writes.takeDirtyObservers(into: &dirty)
+    if _internalChecksEnabled { checkAfterMutation() }
   }
 
   /// Runs dirty scheduled observers in rounds until no write made during the flush dirties another.

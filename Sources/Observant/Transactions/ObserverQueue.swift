@@ -32,6 +32,7 @@ internal struct ObserverQueue {
       }
     }
     entries.removeLast(entries.count - kept)
+    if _internalChecksEnabled { _checkInvariants() }
   }
 
   var isEmpty: Bool { entries.isEmpty }
@@ -63,6 +64,7 @@ internal struct ObserverQueue {
     } else {
       entries.insert(entry, at: position)
     }
+    if _internalChecksEnabled { checkAround(position) }
   }
 
   mutating func popFirst() -> DirtyObserver? {
@@ -73,6 +75,33 @@ internal struct ObserverQueue {
   mutating func release() -> [DirtyObserver] {
     entries.empty()
     return entries
+  }
+
+  // MARK: Invariants
+
+  /// Checks the order: strictly descending sequences (sorted, each observer once). With internal
+  /// checks on, after `sort()` and (around the entry) after `insert(_:)`; tests call it directly.
+  /// Not meaningful while entries appended to `unsorted` wait for `sort()`.
+  ///
+  /// - Complexity: O(*n*).
+  func _checkInvariants() {
+    for position in entries.indices.dropFirst() { checkOrder(position - 1, position) }
+  }
+
+  /// After an insertion at `position`: in full while the queue is short, otherwise the inserted
+  /// entry against its neighbours.
+  private func checkAround(_ position: Int) {
+    if entries.count <= _fullCheckLimit { return _checkInvariants() }
+    if position > 0 { checkOrder(position - 1, position) }
+    if position + 1 < entries.count { checkOrder(position, position + 1) }
+  }
+
+  private func checkOrder(_ earlier: Int, _ later: Int) {
+    if entries[earlier].observer.sequence <= entries[later].observer.sequence {
+      _invariantViolated(
+        "observer queue out of order at \(earlier): sequence \(entries[earlier].observer.sequence) before \(entries[later].observer.sequence)"
+      )
+    }
   }
 }
 

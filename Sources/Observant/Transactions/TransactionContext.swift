@@ -61,7 +61,10 @@ internal final class TransactionContext {
 
   // MARK: Nesting
 
-  func begin() { depth += 1 }
+  func begin() {
+    depth += 1
+    if _internalChecksEnabled { checkAfterMutation() }
+  }
 
   /// Ends one level; the outermost end runs the dirty scheduled observers.
   func end() {
@@ -75,6 +78,7 @@ internal final class TransactionContext {
       flush()
       sawUnverifiedReplacement = false
     }
+    if _internalChecksEnabled { checkAfterMutation() }
   }
 
   /// Whether a transaction (explicit, implicit or a flush) is open on this thread.
@@ -83,6 +87,7 @@ internal final class TransactionContext {
   func noteUnverifiedReplacement() {
     sawUnverifiedReplacement = true
     writes.markAllNotLive()
+    if _internalChecksEnabled { checkAfterMutation() }
   }
 
   // MARK: Synchronous observers during in-place mutations
@@ -118,9 +123,11 @@ internal final class TransactionContext {
     isLive: Bool, canRestoreStamp: Bool = true, values: () -> ChangeValues?,
     observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
-    writes.record(
+    let newSeen = writes.record(
       table: table, key: key, name: name, from: seen, to: proposedSeen, isLive: isLive && !sawUnverifiedReplacement,
       revertible: depth > 1 || isFlushing, canRestoreStamp: canRestoreStamp, values: values, observers: observers)
+    if _internalChecksEnabled { checkAfterMutation() }
+    return newSeen
   }
 
   /// The state the observers of a record read, if a write of this transaction left a value-type
@@ -132,6 +139,32 @@ internal final class TransactionContext {
   /// Whether a write of this transaction left the field `key` of `table` in the state `latestSeen`.
   func hasRecord(table: ObserverTable, key: FieldKey, latestSeen: UInt64) -> Bool {
     writes.contains(table: table, key: key, latestSeen: latestSeen)
+  }
+
+  // MARK: Invariants
+
+  /// Checks the context in full: the nesting depth, the open in-place frames against the
+  /// thread-local frame depth, and the write records with their index (`WriteRecords`). With
+  /// internal checks on, after every mutation; tests call it directly.
+  ///
+  /// - Complexity: O(*n*) in the write records.
+  func _checkInvariants() {
+    checkNesting()
+    writes._checkInvariants()
+  }
+
+  /// With internal checks on, after a mutation: in full while the records are few, otherwise the
+  /// nesting (each write record checks itself as it is recorded).
+  func checkAfterMutation() {
+    if writes.count <= _fullCheckLimit { _checkInvariants() } else { checkNesting() }
+  }
+
+  private func checkNesting() {
+    if depth < 0 { _invariantViolated("transaction depth \(depth)") }
+    if UInt64(frames.count) != observant_frame_depth() {
+      _invariantViolated("\(frames.count) in-place frames open, the thread counts \(observant_frame_depth())")
+    }
+    if self !== TransactionContext.existing { _invariantViolated("a transaction context used off its thread") }
   }
 }
 

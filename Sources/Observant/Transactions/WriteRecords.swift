@@ -37,6 +37,9 @@ internal struct WriteRecords {
 
   var isEmpty: Bool { records.isEmpty }
 
+  /// The number of records.
+  var count: Int { records.count }
+
   // MARK: Recording
 
   /// Records a write that concerns `observers`, returning the stamp the field should carry: the
@@ -85,6 +88,7 @@ internal struct WriteRecords {
     }
     addToIndex(records[position], at: position)
     for observer in observers { self.observers.append(RecordObserver(record: position, observer: observer)) }
+    if _internalChecksEnabled { checkRecord(at: position) }
     return newSeen
   }
 
@@ -176,6 +180,14 @@ internal struct WriteRecords {
   }
 
   // MARK: Invariants
+
+  /// What recording a write can have changed: the record at `position` is found where it is.
+  private func checkRecord(at position: Int) {
+    let found = recordPosition(records[position].table, records[position].key, latestSeen: records[position].latestSeen)
+    guard let found, RecordKey(records[found]) == RecordKey(records[position]) else {
+      _invariantViolated("the write record just recorded cannot be found")
+    }
+  }
 
   /// Checks the index against the records, and the observers' record positions (with internal
   /// checks on, after every change; tests call it directly).
