@@ -28,7 +28,7 @@ internal struct Reconciliation {
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       collectOpened(type, value)
     } else if let container = Value.self as? any _StateContainer.Type {
-      container._collectElements(value, into: &self)
+      container._visitStates(in: value, &self)
     } else {
       var states: [any ObservableState] = []
       collectStates(in: value, into: &states)
@@ -93,5 +93,12 @@ internal struct Reconciliation {
       if entry.occurrences.allSatisfy({ $0.contains(stamp) }) { return true }
     }
     return false
+  }
+}
+
+/// The states of a container are collected one by one (see `_StateContainer`).
+extension Reconciliation: _StateVisitor {
+  mutating func visit<State: ObservableState>(_ state: State) {
+    collect(state: state)
   }
 }

@@ -44,7 +44,9 @@ internal func _changeValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
   if _TypeTraits.flags(of: Value.self) & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
     return (ValueBox(_ContentToken(of: old)), ValueBox(_ContentToken(of: new)))
   }
-  if let tokens = Value.self as? any _ContentTokenBoxing.Type { return tokens._tokenValues(old, new) }
+  if let container = Value.self as? any _StateContainer.Type, let values = container._tokenValues(old, new) {
+    return values
+  }
   return (ValueBox(old), ValueBox(new))
 }
 
@@ -74,48 +76,6 @@ internal struct _ContentToken: Hashable, CustomStringConvertible {
   @usableFromInline var description: String { id == 0 ? "nil" : "#\(id)" }
 }
 
-/// Collections of states, boxed as the tokens of their elements.
-@usableFromInline
-internal protocol _ContentTokenBoxing {
-  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues
-}
-
-extension Array: _ContentTokenBoxing where Element: ObservableState {
-  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
-    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
-  }
-}
-
-extension ContiguousArray: _ContentTokenBoxing where Element: ObservableState {
-  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
-    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
-  }
-}
-
-extension ArraySlice: _ContentTokenBoxing where Element: ObservableState {
-  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues {
-    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
-  }
-}
-
-extension Dictionary: _ContentTokenBoxing where Value: ObservableState {
-  @usableFromInline static func _tokenValues<Field>(_ old: Field, _ new: Field) -> ChangeValues {
-    (
-      ValueBox(
-        (old as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }),
-      ValueBox(
-        (new as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })
-    )
-  }
-}
-
-/// The tokens of a collection's states, in order.
-@usableFromInline
-internal func _elementTokens<States: Collection>(_ states: States) -> [_ContentToken]
-where States.Element: ObservableState {
-  states.map { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
-}
-
 /// Whether a field holding `lhs` and then `rhs` holds the same thing: the same identity and the
 /// same content for values compared by identity (see `ValueBox.isEqual(to:)`), `==` or `===`
 /// otherwise.
@@ -134,7 +94,7 @@ internal func _holdsSameValue<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
 /// collection back at the identities its readers read. `false` for other types.
 @usableFromInline
 internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
-  if let type = Value.self as? any _StateCopies.Type { return type._holdsSameCopies(lhs, rhs) }
+  if let container = Value.self as? any _StateContainer.Type { return container._holdsSameCopies(lhs, rhs) }
   let flags = _TypeTraits.flags(of: Value.self)
   // A state, or an optional one: identity-equal with another stamp is another content.
   if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 { return false }
@@ -147,44 +107,4 @@ internal func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
     && zip(left, right).allSatisfy {
       $0.observableStateID == $1.observableStateID && $0._instanceVersion == $1._instanceVersion
     }
-}
-
-internal protocol _StateCopies {
-  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool
-}
-
-private func _sameCopies<States: Collection>(_ lhs: States, _ rhs: States) -> Bool
-where States.Element: ObservableState {
-  lhs.count == rhs.count
-    && zip(lhs, rhs).allSatisfy {
-      $0.observableStateID == $1.observableStateID && $0.registrar.stamp == $1.registrar.stamp
-    }
-}
-
-extension Array: _StateCopies where Element: ObservableState {
-  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
-}
-
-extension ContiguousArray: _StateCopies where Element: ObservableState {
-  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
-}
-
-extension ArraySlice: _StateCopies where Element: ObservableState {
-  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
-}
-
-extension IdentifiedArray: _StateCopies where Element: ObservableState {
-  static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
-}
-
-extension Dictionary: _StateCopies where Value: ObservableState {
-  static func _holdsSameCopies<Field>(_ lhs: Field, _ rhs: Field) -> Bool {
-    let lhs = lhs as! Self
-    let rhs = rhs as! Self
-    return lhs.count == rhs.count
-      && lhs.allSatisfy { key, value in
-        guard let other = rhs[key] else { return false }
-        return value.observableStateID == other.observableStateID && value.registrar.stamp == other.registrar.stamp
-      }
-  }
 }

@@ -60,9 +60,10 @@ internal func _contentStamp<Value>(of value: Value) -> UInt64? {
   if flags & _TypeTraits.observableState != 0, let type = Value.self as? any InstanceIdentifiable.Type {
     return _openInstanceVersion(type, value)
   }
-  if flags & (_TypeTraits.optionalState | _TypeTraits.identifiedArray) != 0,
-    let type = Value.self as? any _ContentVersioned.Type
-  {
+  if flags & _TypeTraits.optionalState != 0, let container = Value.self as? any _StateContainer.Type {
+    return container._contentVersion(of: value)
+  }
+  if flags & _TypeTraits.identifiedArray != 0, let type = Value.self as? any _IdentifiedArrayVersions.Type {
     return _openContentVersion(type, value)
   }
   return nil
@@ -76,21 +77,8 @@ internal func _openInstanceVersion<Identified: InstanceIdentifiable, Value>(_: I
 }
 
 @inlinable
-internal func _openContentVersion<Versioned: _ContentVersioned, Value>(_: Versioned.Type, _ value: Value) -> UInt64 {
+internal func _openContentVersion<Versioned: _IdentifiedArrayVersions, Value>(_: Versioned.Type, _ value: Value)
+  -> UInt64
+{
   (value as! Versioned)._contentVersion
-}
-
-/// Values whose content version is known in O(1) (besides `ObservableState`, whose version is its
-/// registrar's stamp).
-@usableFromInline
-internal protocol _ContentVersioned {
-  var _contentVersion: UInt64 { get }
-}
-
-extension IdentifiedArray: _ContentVersioned {
-  @usableFromInline var _contentVersion: UInt64 { version }
-}
-
-extension Optional: _ContentVersioned where Wrapped: ObservableState {
-  @usableFromInline var _contentVersion: UInt64 { self?.registrar.stamp ?? 0 }
 }
