@@ -23,13 +23,15 @@ struct FieldNameCacheTests {
 
     let wrong = Atomic<Int>(0)
     let threads = 4
-    let iterations = 40_000
+    let iterations = 100_000
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       var mismatches = 0
       for iteration in 0..<iterations {
-        // Each thread cycles through the literals from its own starting point, so that the slot
-        // keeps changing hands between writers while the others read it.
-        let which = (thread + iteration) % Self.colliding.count
+        // Even threads read one literal over and over (cache hits, while the slot holds it); odd
+        // threads keep storing the other literals' entries into the same slot (misses), so that
+        // hits race with the stores of writers. (The earlier two-word cache failed this about
+        // once in a million calls on two cores: a reader between a writer's two stores.)
+        let which = thread.isMultiple(of: 2) ? 0 : 1 + iteration % (Self.colliding.count - 1)
         if FieldNames.key(address: Self.colliding[which], text: texts[which]) != expected[which] { mismatches += 1 }
       }
       wrong.add(mismatches, ordering: .relaxed)

@@ -96,10 +96,10 @@ package enum ExternalObservation {
 
 /// The bridge's side of the graph's read hook: a read that reached a thread's bridge recorder
 /// (see `ThreadLocal.recorderForReads`) is reported to the bridge.
-private final class BridgeReadForwarding: ReadForwarding {
+private final class BridgeReadForwarding: ReadForwarding, @unchecked Sendable {
   static let shared = BridgeReadForwarding()
 
-  func forwardRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+  override func forwardRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
     guard let system = ExternalObservation.systemForReadsHere else { return }
     BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
   }

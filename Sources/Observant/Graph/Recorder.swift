@@ -45,7 +45,7 @@ internal final class Recorder {
 
   /// Where every read goes instead of being recorded, for a recorder that records nothing (see
   /// `ReadForwarding`); `nil` for the recorders of tracking scopes.
-  private let readForwarding: (any ReadForwarding)?
+  private let readForwarding: ReadForwarding?
 
   init(owner: Observer? = nil) {
     self.owner = owner
@@ -53,7 +53,7 @@ internal final class Recorder {
   }
 
   /// A recorder that records nothing and hands every read that reaches it to `forwarding`.
-  init(forwardingReadsTo forwarding: any ReadForwarding) {
+  init(forwardingReadsTo forwarding: ReadForwarding) {
     self.owner = nil
     self.readForwarding = forwarding
   }
