@@ -119,5 +119,5 @@ internal func _openIdentity<Observable: ObservableState, State>(
   _: Observable.Type, at state: UnsafePointer<State>
 ) -> StateIdentity {
   let observable = UnsafeRawPointer(state).assumingMemoryBound(to: Observable.self)
-  return StateIdentity(id: observable.pointee.observableStateID, slot: observable.pointee._observerTable)
+  return StateIdentity(id: observable.pointee.observableStateID, slot: observable.pointee._trackingRegistrar)
 }

@@ -4,6 +4,7 @@
 
 _Thread_local void *_observant_current_recorder OBSERVANT_TLS = NULL;
 _Thread_local void *_observant_current_context OBSERVANT_TLS = NULL;
+_Thread_local void *_observant_current_buffer_pool OBSERVANT_TLS = NULL;
 _Thread_local uint64_t _observant_stamp_next OBSERVANT_TLS = 0;
 _Thread_local uint64_t _observant_stamp_end OBSERVANT_TLS = 0;
 _Thread_local void *_observant_frame_registrar OBSERVANT_TLS = NULL;
@@ -37,6 +38,30 @@ void observant_context_install(void *context, void (*release)(void *)) {
   _observant_current_context = context;
   // The pthread slot exists only so the context is released at thread exit.
   pthread_setspecific(context_key, context);
+}
+
+// MARK: Dependency buffers
+
+static pthread_key_t buffer_pool_key;
+static pthread_once_t buffer_pool_key_once = PTHREAD_ONCE_INIT;
+static void (*buffer_pool_release)(void *) = NULL;
+
+static void buffer_pool_destructor(void *pool) {
+  _observant_current_buffer_pool = NULL;
+  void (*release)(void *) = __atomic_load_n(&buffer_pool_release, __ATOMIC_ACQUIRE);
+  if (pool != NULL && release != NULL) {
+    release(pool);
+  }
+}
+
+static void make_buffer_pool_key(void) { pthread_key_create(&buffer_pool_key, buffer_pool_destructor); }
+
+void observant_buffer_pool_install(void *pool, void (*release)(void *)) {
+  pthread_once(&buffer_pool_key_once, make_buffer_pool_key);
+  __atomic_store_n(&buffer_pool_release, release, __ATOMIC_RELEASE);
+  _observant_current_buffer_pool = pool;
+  // The pthread slot exists only so the pool is released at thread exit.
+  pthread_setspecific(buffer_pool_key, pool);
 }
 
 // MARK: Bridge to another observation system

@@ -94,45 +94,25 @@ package enum ExternalObservation {
 
 // MARK: Hooks of the read path
 
-extension ThreadLocal {
-  /// The recorder an accessor's read goes to: the current tracking scope's, or else, while the
-  /// observation bridge is on, this thread's bridge recorder, which records nothing and hands
-  /// every read to the bridge (`Recorder.reportToBridge`). One call, as `recorder` is: while the
-  /// bridge is off, an untracked read pays one more load inside it, and a tracked read nothing.
-  @inlinable @inline(__always)
-  internal static var recorderForReads: Unmanaged<Recorder>? {
-    guard let raw = observant_recorder_for_reads() else { return nil }
-    return Unmanaged<Recorder>.fromOpaque(raw)
+/// The bridge's side of the graph's read hook: a read that reached a thread's bridge recorder
+/// (see `ThreadLocal.recorderForReads`) is reported to the bridge.
+private final class BridgeReadForwarding: ReadForwarding, @unchecked Sendable {
+  static let shared = BridgeReadForwarding()
+
+  override func forwardRead(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+    guard let system = ExternalObservation.systemForReadsHere else { return }
+    BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
   }
 }
 
 /// A new bridge recorder for the calling thread (+1), made the first time it reads with the bridge
 /// on; released when the thread exits.
 private func makeBridgeRecorder() -> UnsafeMutableRawPointer {
-  Unmanaged.passRetained(Recorder()).toOpaque()
+  Unmanaged.passRetained(Recorder(forwardingReadsTo: BridgeReadForwarding.shared)).toOpaque()
 }
 
 private func releaseBridgeRecorder(_ recorder: UnsafeMutableRawPointer) {
   Unmanaged<Recorder>.fromOpaque(recorder).release()
-}
-
-extension Recorder {
-  /// Whether this is the calling thread's bridge recorder (see `ThreadLocal.recorderForReads`).
-  /// Asked only where a read would otherwise become a new dependency.
-  @inline(__always)
-  var isBridgeRecorder: Bool {
-    UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-      == UInt(bitPattern: observant_bridge_thread_recorder_get())
-  }
-
-  /// A read that reached this thread's bridge recorder: reported to the bridge. The recorder keeps
-  /// nothing, not even the previous read (so the next read of the same field is reported too).
-  @inline(never)
-  func reportToBridge(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
-    lastRegistrar = nil
-    guard let system = ExternalObservation.systemForReadsHere else { return }
-    BridgeWatcher.reportRead(registrar, key, name, seen: seen, to: system)
-  }
 }
 
 /// Whether the bridge is on at all: one load.

@@ -51,8 +51,10 @@ internal struct ContentDiff {
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       return compareStates(type, old, adopting: &new)
     }
-    if flags & _TypeTraits.optionalState != 0, let type = Value.self as? any _OptionalStateAdoption.Type {
-      return type._compare(old, adopting: &new, into: &self)
+    if flags & _TypeTraits.optionalState != 0, let container = Value.self as? any _StateContainer.Type,
+      let identical = container._visitInlineState(old, adopting: &new, &self)
+    {
+      return identical
     }
     compare(old, new)
     return _contentStamp(of: old).map { $0 == _contentStamp(of: new) } ?? false
@@ -75,7 +77,7 @@ internal struct ContentDiff {
     depth += 1
     defer { depth -= 1 }
     let layout = StateLayout.of(State.self)
-    let table = old.registrar.registrar.existingTable
+    let table = old.registrar.tracking.existingTable
     var identical = true
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &new) { newBytes in
@@ -106,7 +108,7 @@ internal struct ContentDiff {
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       compareStates(type, old, new)
     } else if let container = Value.self as? any _StateContainer.Type {
-      container._diffElements(old, new, into: &self)
+      container._visitStatePairs(old, new, &self)
     } else {
       compareReflected(old, new)
     }
@@ -121,7 +123,7 @@ internal struct ContentDiff {
     guard old.observableStateID == new.observableStateID, old.registrar.stamp != new.registrar.stamp else { return }
     var copy = new
     let layout = StateLayout.of(State.self)
-    let table = old.registrar.registrar.existingTable
+    let table = old.registrar.tracking.existingTable
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &copy) { newBytes in
         for field in layout.fields {
@@ -138,8 +140,8 @@ internal struct ContentDiff {
   private mutating func compareReflected<Value>(_ old: Value, _ new: Value) {
     var oldStates: [any ObservableState] = []
     var newStates: [any ObservableState] = []
-    Self.collectStates(in: old, into: &oldStates, depth: 0)
-    Self.collectStates(in: new, into: &newStates, depth: 0)
+    collectStates(in: old, into: &oldStates)
+    collectStates(in: new, into: &newStates)
     guard !oldStates.isEmpty, !newStates.isEmpty else { return }
     var byIdentity: [ObservableStateID: any ObservableState] = [:]
     for state in oldStates { byIdentity[state.observableStateID] = state }
@@ -155,17 +157,6 @@ internal struct ContentDiff {
       compare(states: old, new)
     }
     open(old)
-  }
-
-  static func collectStates(in value: Any, into states: inout [any ObservableState], depth: Int) {
-    guard depth < 16 else { return }
-    if let state = value as? any ObservableState {
-      states.append(state)
-      return
-    }
-    for child in Mirror(reflecting: value).children {
-      collectStates(in: child.value, into: &states, depth: depth + 1)
-    }
   }
 
   /// A field of `table` changed from the state `old` to the state `new`: its readers hear it as a
@@ -211,105 +202,13 @@ internal struct ContentDiff {
   }
 }
 
-/// Containers of observable state the content diff and the reconciliation know how to enter.
-internal protocol _StateContainer {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff)
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation)
-}
-
-extension Optional: _StateContainer where Wrapped: ObservableState {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff) {
-    guard let old = old as? Wrapped?, let new = new as? Wrapped?, let old, let new else { return }
-    diff.compare(states: old, new)
+/// The states of a container are compared pair by pair (see `_StateContainer`).
+extension ContentDiff: _StatePairVisitor {
+  mutating func visit<State: ObservableState>(_ old: State, _ new: State) {
+    compare(states: old, new)
   }
 
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Wrapped?, let value else { return }
-    reconciliation.collect(state: value)
-  }
-}
-
-extension IdentifiedArray: _StateContainer where Element: ObservableState {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff) {
-    guard let old = old as? Self, let new = new as? Self, !old.isIdentical(to: new) else { return }
-    if old.hasSameStructure(as: new) {
-      for (oldElement, newElement) in zip(old, new) { diff.compare(states: oldElement, newElement) }
-    } else {
-      for (position, newElement) in new.enumerated() {
-        guard let oldElement = old[id: new.ids[position]] else { continue }
-        diff.compare(states: oldElement, newElement)
-      }
-    }
-  }
-
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Self else { return }
-    for element in value { reconciliation.collect(state: element) }
-  }
-}
-
-extension Array: _StateContainer where Element: ObservableState {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff) {
-    guard let old = old as? Self, let new = new as? Self else { return }
-    diffByIdentity(old, new, into: &diff)
-  }
-
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Self else { return }
-    for element in value { reconciliation.collect(state: element) }
-  }
-}
-
-extension ContiguousArray: _StateContainer where Element: ObservableState {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff) {
-    guard let old = old as? Self, let new = new as? Self else { return }
-    diffByIdentity(old, new, into: &diff)
-  }
-
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Self else { return }
-    for element in value { reconciliation.collect(state: element) }
-  }
-}
-
-extension ArraySlice: _StateContainer where Element: ObservableState {
-  static func _diffElements<Value>(_ old: Value, _ new: Value, into diff: inout ContentDiff) {
-    guard let old = old as? Self, let new = new as? Self else { return }
-    diffByIdentity(old, new, into: &diff)
-  }
-
-  static func _collectElements<Value>(_ value: Value, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Self else { return }
-    for element in value { reconciliation.collect(state: element) }
-  }
-}
-
-extension Dictionary: _StateContainer where Value: ObservableState {
-  static func _diffElements<Field>(_ old: Field, _ new: Field, into diff: inout ContentDiff) {
-    guard let old = old as? Self, let new = new as? Self else { return }
-    for (key, newValue) in new {
-      guard let oldValue = old[key] else { continue }
-      diff.compare(states: oldValue, newValue)
-    }
-  }
-
-  static func _collectElements<Field>(_ value: Field, into reconciliation: inout Reconciliation) {
-    guard let value = value as? Self else { return }
-    for (_, element) in value { reconciliation.collect(state: element) }
-  }
-}
-
-/// Pairwise by position when the ids line up, otherwise by identity.
-private func diffByIdentity<States: Collection>(_ old: States, _ new: States, into diff: inout ContentDiff)
-where States.Element: ObservableState {
-  if old.count == new.count && zip(old, new).allSatisfy({ $0.observableStateID == $1.observableStateID }) {
-    for (oldElement, newElement) in zip(old, new) { diff.compare(states: oldElement, newElement) }
-    return
-  }
-  var byIdentity: [ObservableStateID: States.Element] = [:]
-  for element in old { byIdentity[element.observableStateID] = element }
-  for element in new {
-    guard let previous = byIdentity[element.observableStateID] else { continue }
-    diff.compare(states: previous, element)
+  mutating func visit<State: ObservableState>(_ old: State, adopting new: inout State) -> Bool {
+    compare(states: old, adopting: &new)
   }
 }

@@ -45,10 +45,10 @@ internal struct Reconciliation {
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       collectOpened(type, value)
     } else if let container = Value.self as? any _StateContainer.Type {
-      container._collectElements(value, into: &self)
+      container._visitStates(in: value, &self)
     } else {
       var states: [any ObservableState] = []
-      ContentDiff.collectStates(in: value, into: &states, depth: 0)
+      collectStates(in: value, into: &states)
       for state in states { collectExistential(state) }
     }
   }
@@ -66,7 +66,7 @@ internal struct Reconciliation {
   mutating func collect<State: ObservableState>(state: State) {
     let layout = StateLayout.of(State.self)
     let stamps = Set(state._fieldStamps)
-    if let table = state.registrar.registrar.existingTable {
+    if let table = state.registrar.tracking.existingTable {
       let id = ObjectIdentifier(table)
       if found[id] == nil { found[id] = (table, []) }
       found[id]!.occurrences.append(stamps)
@@ -113,5 +113,12 @@ internal struct Reconciliation {
       }
     }
     return false
+  }
+}
+
+/// The states of a container are collected one by one (see `_StateContainer`).
+extension Reconciliation: _StateVisitor {
+  mutating func visit<State: ObservableState>(_ state: State) {
+    collect(state: state)
   }
 }

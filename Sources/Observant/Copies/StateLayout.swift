@@ -134,22 +134,6 @@ extension StateField: _AnyStateField {
   }
 }
 
-/// The content diff's way into an optional child state stored inline.
-internal protocol _OptionalStateAdoption {
-  static func _compare<Value>(_ old: Value, adopting new: inout Value, into diff: inout ContentDiff) -> Bool
-}
-
-extension Optional: _OptionalStateAdoption where Wrapped: ObservableState {
-  static func _compare<Value>(_ old: Value, adopting new: inout Value, into diff: inout ContentDiff) -> Bool {
-    guard let old = old as! Wrapped?, var state = new as! Wrapped? else {
-      return (old as! Wrapped?) == nil && (new as! Wrapped?) == nil
-    }
-    let identical = diff.compare(states: old, adopting: &state)
-    new = Optional(state) as! Value
-    return identical
-  }
-}
-
 extension ObservableState {
   /// The stamps of this value's tracked fields, in declaration order.
   internal var _fieldStamps: [UInt64] {

@@ -9,7 +9,7 @@ extension ObservableState {
   /// collection is a tracked field of live state). Returns its stamp before the mutation.
   @inlinable
   public static func _willModifyInstanceInPlace(_ element: Self) -> UInt64 {
-    _beginElementFrame(element.registrar.registrar, stamp: element.registrar.stamp)
+    _beginElementFrame(element.registrar.tracking, stamp: element.registrar.stamp)
     return element.registrar.stamp
   }
 

@@ -59,7 +59,7 @@ internal enum _ModificationOutcome {
 ///
 /// Inlinable (but not inlined), so that each accessor gets a copy specialized for its field's type:
 /// there the casts that read the tokens (`as? any ObservableState.Type`, `as! any
-/// _IdentifiedArrayTokens.Type`) fold away, where generic code would look the conformance and the
+/// _IdentifiedArrayVersions.Type`) fold away, where generic code would look the conformance and the
 /// type's metadata up at run time, several hundred instructions each. The value is read where it
 /// is (`at:`): passed by value, a caller holding it in storage would copy all of it (retaining
 /// everything it holds) to have three of its words read.
@@ -104,7 +104,7 @@ internal struct _InPlaceModification<Value> {
       identityBefore = 0
       stampBefore = 0
       countBefore = 0
-      capture = (Value.self as? any _StateCollectionTokens.Type)?._captureTokens(of: current.pointee)
+      capture = (Value.self as? any _StateContainer.Type)?._captureTokens(of: current.pointee)
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
@@ -130,7 +130,7 @@ internal struct _InPlaceModification<Value> {
       if token.id == identityBefore && !_innermostFrameExpects(token.stamp) {
         // Replaced by a copy with the same identity (`self = saved`): the readers of what differs
         // have not heard of it. Reconciled before the frame closes, while the frame still tells
-        // which of this transaction's writes were made in this slot (a field of the copy may be
+        // which of this transaction's writes were made in this storage (a field of the copy may be
         // back where its readers read it).
         _reconcile(current.pointee, restoredAt: UnsafeRawPointer(current), size: MemoryLayout<Value>.size)
         _endInPlaceFrame(stamp: token.stamp, sameIdentity: true)
@@ -163,8 +163,13 @@ internal struct _InPlaceModification<Value> {
       return tokens.version != stampBefore ? .content : .unchanged
     case .stateCollection:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
-      guard let collection = Value.self as? any _StateCollectionTokens.Type, let capture else { return .announced }
-      return collection._finish(current.pointee, since: capture)
+      guard let collection = Value.self as? any _StateContainer.Type, let capture else { return .announced }
+      var reconciling = _Reconciling()
+      switch collection._compareTokens(of: current.pointee, since: capture, &reconciling) {
+      case .unknown: return .announced
+      case .otherIdentities(let values): return .slot(values)
+      case .sameIdentities(let changed): return changed ? .content : .unchanged
+      }
     case .announce, .trivial, .identityComparable:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       return .announced
@@ -192,32 +197,16 @@ internal func _endInPlaceFrame(stamp: UInt64, sameIdentity: Bool) -> Bool {
   InPlaceFrames.end(stamp: stamp, sameIdentity: sameIdentity)
 }
 
-/// What the `.state` strategy reads: the identity and stamp of a state or optional state (0 and 0
-/// for `nil`), and its registrar.
-@usableFromInline
-internal struct _StateToken {
-  @usableFromInline let registrar: TrackingRegistrar?
-  @usableFromInline let id: UInt64
-  @usableFromInline let stamp: UInt64
-
-  @inlinable
-  init(registrar: TrackingRegistrar?, id: UInt64, stamp: UInt64) {
-    self.registrar = registrar
-    self.id = id
-    self.stamp = stamp
-  }
-}
-
 @inlinable
 internal func _stateToken<Value>(at value: UnsafePointer<Value>) -> _StateToken {
   let flags = _TypeTraits.flags(of: Value.self)
   if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
     return _openStateToken(type, at: value)
   }
-  if flags & _TypeTraits.optionalState != 0, let type = Value.self as? any _OptionalStateToken.Type {
-    return type._token(at: value)
+  if flags & _TypeTraits.optionalState != 0, let container = Value.self as? any _StateContainer.Type {
+    return container._stateToken(at: value)
   }
-  return _StateToken(registrar: nil, id: 0, stamp: 0)
+  return .none
 }
 
 /// The token of the state at `value` (a `State`: the caller opened its type).
@@ -226,126 +215,25 @@ internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at v
   -> _StateToken
 {
   let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
-  return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
+  return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
 }
 
-@usableFromInline
-internal protocol _OptionalStateToken {
-  static func _token<Value>(at value: UnsafePointer<Value>) -> _StateToken
-}
-
-extension Optional: _OptionalStateToken where Wrapped: ObservableState {
-  @inlinable
-  static func _token<Value>(at value: UnsafePointer<Value>) -> _StateToken {
-    guard let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self).pointee?.registrar else {
-      return _StateToken(registrar: nil, id: 0, stamp: 0)
-    }
-    return _StateToken(registrar: registrar.registrar, id: registrar.id.rawValue, stamp: registrar.stamp)
-  }
-}
-
-/// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayTokens`.
+/// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayVersions`.
 @inlinable
 internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (
   structural: UInt64, version: UInt64, count: Int
 ) {
-  (Value.self as! any _IdentifiedArrayTokens.Type)._tokens(at: value)
+  (Value.self as! any _IdentifiedArrayVersions.Type)._tokens(at: value)
 }
 
-/// What the `.identifiedArray` strategy reads.
+/// Reconciles the states an in-place mutation of a collection left with other stamps (see
+/// `_StateContainer._compareTokens`).
 @usableFromInline
-internal protocol _IdentifiedArrayTokens {
-  /// `structural` changes exactly when the slot must notify: the structural version for elements
-  /// that report their own changes, the version for any other element.
-  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64, count: Int)
-}
+internal struct _Reconciling: _StateVisitor {
+  @inlinable init() {}
 
-extension IdentifiedArray: _IdentifiedArrayTokens {
-  @inlinable
-  static func _tokens<Value>(at value: UnsafePointer<Value>) -> (structural: UInt64, version: UInt64, count: Int) {
-    let array = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self)
-    let reportsOwnChanges = _TypeTraits.flags(of: Element.self) & _TypeTraits.observableState != 0
-    return (
-      reportsOwnChanges ? array.pointee.structuralVersion : array.pointee.version, array.pointee.version,
-      array.pointee.count
-    )
-  }
-}
-
-/// What the `.stateCollection` strategy reads: the identities (and stamps) of the elements before
-/// the mutation, compared with the elements after it in O(*n*).
-@usableFromInline
-internal protocol _StateCollectionTokens {
-  static func _captureTokens<Value>(of value: Value) -> Any
-  static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome
-}
-
-extension Array: _StateCollectionTokens where Element: ObservableState {
-  @usableFromInline static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
-  @usableFromInline static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
-    _finishElements(value as! Self, since: capture)
-  }
-}
-
-extension ContiguousArray: _StateCollectionTokens where Element: ObservableState {
-  @usableFromInline static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
-  @usableFromInline static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
-    _finishElements(value as! Self, since: capture)
-  }
-}
-
-extension ArraySlice: _StateCollectionTokens where Element: ObservableState {
-  @usableFromInline static func _captureTokens<Value>(of value: Value) -> Any { _elementTokens(value as! Self) }
-  @usableFromInline static func _finish<Value>(_ value: Value, since capture: Any) -> _ModificationOutcome {
-    _finishElements(value as! Self, since: capture)
-  }
-}
-
-extension Dictionary: _StateCollectionTokens where Value: ObservableState {
-  @usableFromInline static func _captureTokens<Field>(of value: Field) -> Any {
-    (value as! Self).mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) }
-  }
-
-  @usableFromInline static func _finish<Field>(_ value: Field, since capture: Any) -> _ModificationOutcome {
-    let dictionary = value as! Self
-    guard let before = capture as? [Key: _ContentToken] else { return .announced }
-    let sameIdentities =
-      before.count == dictionary.count
-      && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.id }
-    guard sameIdentities else {
-      // Boxed as a setter boxes them (see `_changeValues`).
-      return .slot(
-        (
-          ValueBox(before),
-          ValueBox(
-            dictionary.mapValues { _ContentToken(id: $0.observableStateID.rawValue, stamp: $0._instanceVersion) })
-        ))
-    }
-    var changed = false
-    for (key, element) in dictionary where before[key]?.stamp != element.registrar.stamp {
-      changed = true
-      _reconcile(element)
-    }
-    return changed ? .content : .unchanged
-  }
-}
-
-/// Same identities in the same order: the slot is unchanged, and elements whose stamps moved are
-/// reconciled (an array cannot tell an element edited through its accessors from one replaced by an
-/// edited copy; reconciling tells exactly the readers of what differs).
-private func _finishElements<States: Collection>(_ states: States, since capture: Any) -> _ModificationOutcome
-where States.Element: ObservableState {
-  guard let before = capture as? [_ContentToken] else { return .announced }
-  guard before.count == states.count,
-    zip(before, states).allSatisfy({ $0.id == $1.registrar.id.rawValue })
-  else {
-    // Boxed as a setter boxes them (see `_changeValues`).
-    return .slot((ValueBox(before), ValueBox(_elementTokens(states))))
-  }
-  var changed = false
-  for (token, state) in zip(before, states) where token.stamp != state.registrar.stamp {
-    changed = true
+  @usableFromInline
+  mutating func visit<State: ObservableState>(_ state: State) {
     _reconcile(state)
   }
-  return changed ? .content : .unchanged
 }

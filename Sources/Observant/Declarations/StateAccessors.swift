@@ -12,7 +12,7 @@ extension StateRegistrar {
   /// - Complexity: O(1). Outside a tracking scope: one thread-local load.
   @inlinable @inline(__always)
   public func read<Value>(_ storage: StateField<Value>, field: StaticString = #function) -> Value {
-    _recordAccess(registrar, .unresolved, .field(owner: Owner.self), text: field, seen: storage.stamp)
+    _recordAccess(tracking, .unresolved, .field(owner: Owner.self), text: field, seen: storage.stamp)
     return storage.value
   }
 
@@ -47,7 +47,7 @@ extension StateRegistrar {
     case .slot:
       if _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 {
         _writeCollectionOfStates(&storage, newValue, field: field)
-      } else if registrar.hasObservers {
+      } else if tracking.hasObservers {
         _writeObserved(&storage, newValue, field: field)
       } else {
         let old = storage.stamp
@@ -55,7 +55,7 @@ extension StateRegistrar {
         storage.value = newValue
         storage.stamp = new
         _noteChange(to: new)
-        if registrar._readersMayHaveMissed(since: 0) { registrar._deliverLate(field: field, overwriting: old) }
+        if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
       }
     }
   }
@@ -72,7 +72,7 @@ extension StateRegistrar {
     // One transaction around both, so that what they dirty runs once the value is stored.
     _beginInPlaceMutation()
     _notifyNestedDifferences(old: storage.value, new: newValue)
-    if registrar.hasObservers {
+    if tracking.hasObservers {
       _writeObserved(&storage, newValue, field: field)
     } else {
       let old = storage.stamp
@@ -80,7 +80,7 @@ extension StateRegistrar {
       storage.value = newValue
       storage.stamp = new
       _noteChange(to: new)
-      if registrar._readersMayHaveMissed(since: 0) { registrar._deliverLate(field: field, overwriting: old) }
+      if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
     }
     _endInPlaceMutation()
   }
@@ -92,8 +92,8 @@ extension StateRegistrar {
   @inlinable
   internal var _isLive: Bool {
     mutating get {
-      isKnownUniquelyReferenced(&registrar)
-        || (InPlaceFrames.isInnermost(registrar, stamp: stamp) && InPlaceFrames.innermostIsAnchored)
+      isKnownUniquelyReferenced(&tracking)
+        || (InPlaceFrames.isInnermost(tracking, stamp: stamp) && InPlaceFrames.innermostIsAnchored)
     }
   }
 
@@ -101,7 +101,7 @@ extension StateRegistrar {
   /// value (if any) expects next.
   @inlinable @inline(__always)
   internal mutating func _noteChange(to new: UInt64) {
-    InPlaceFrames.noteChange(of: registrar, from: stamp, to: new)
+    InPlaceFrames.noteChange(of: tracking, from: stamp, to: new)
     stamp = new
   }
 
@@ -116,15 +116,15 @@ extension StateRegistrar {
   ) {
     let live = _isLive
     let old = storage.stamp
-    let ticket = registrar._writeTicket
-    let (seen, opened) = registrar._announceFieldWrite(
+    let ticket = tracking._writeTicket
+    let (seen, opened) = tracking._announceFieldWrite(
       field, owner: Owner.self, from: old, live: live,
       values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
     storage.value = newValue
     storage.stamp = seen
     _noteChange()
-    if seen != old && registrar._readersMayHaveMissed(since: ticket) {
-      registrar._deliverLate(field: field, overwriting: old)
+    if seen != old && tracking._readersMayHaveMissed(since: ticket) {
+      tracking._deliverLate(field: field, overwriting: old)
     }
     if opened { _endImplicitTransaction() }
   }
@@ -167,7 +167,7 @@ extension ObservableState {
       // The old registrar may go away with the old value (its deinit unlinks every reader), and an
       // optimized build may end its life as soon as it is last used: kept alive until its readers
       // have heard (otherwise they were unlinked before being collected, and missed the change).
-      let old = registrar.registrar
+      let old = registrar.tracking
       let dependencies = old.existingTable?.allDependencies() ?? []
       self = other
       Notifications.deliverReplacement(dependencies)

@@ -52,7 +52,7 @@ extension ObservableState {
         inPlace = nil
       } else {
         let live = registrar._isLive
-        inPlace = Self._beginInPlace(&self[keyPath: storage], registrar.registrar, strategy, field: field, live: live)
+        inPlace = Self._beginInPlace(&self[keyPath: storage], registrar.tracking, strategy, field: field, live: live)
       }
       defer {
         if let old {
@@ -62,7 +62,7 @@ extension ObservableState {
           registrar.write(&written, new, field: field)
           self[keyPath: storage] = written
         } else if let inPlace {
-          let outcome = Self._endInPlace(&self[keyPath: storage], registrar.registrar, inPlace, field: field)
+          let outcome = Self._endInPlace(&self[keyPath: storage], registrar.tracking, inPlace, field: field)
           if outcome.changed { registrar._noteChange() }
           Self._closeInPlace(inPlace, slotOpenedTransaction: outcome.openedTransaction)
         }

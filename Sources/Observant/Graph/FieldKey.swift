@@ -50,30 +50,42 @@ internal struct FieldKey: Hashable, Sendable {
 ///
 /// Lookups go through a lock-free cache keyed by the literal's address, so a name costs a string
 /// comparison once per literal, not once per read.
+///
+/// Each cache slot is one atomic word holding a whole entry, the literal's address and its key, so
+/// a reader sees an entry exactly as one writer stored it (two words, however checked against each
+/// other, can pair one writer's key with another writer's address: a wrong key, a missed update).
+/// An address fits with the key because the slot already says part of it: the word keeps the
+/// address's bits 0-2 and 11-47 (the slot is computed from bits 3-20, so within one slot these
+/// determine the rest) beside a key of up to 24 bits. An address or a key that does not fit is
+/// not cached, only looked up under the lock.
 internal enum FieldNames {
   private static var cacheSize: Int { 1024 }
-  nonisolated(unsafe) private static let cacheAddresses = makeCache()
-  nonisolated(unsafe) private static let cacheKeys = makeCache()
-  private static let table = Mutex<(keys: [String: UInt], texts: [UInt: String])>(([:], [:]))
-
-  private static func makeCache() -> UnsafeMutablePointer<Atomic<UInt>> {
-    let cache = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: cacheSize)
+  nonisolated(unsafe) private static let cache: UnsafeMutablePointer<Atomic<UInt64>> = {
+    let cache = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: cacheSize)
     for index in 0..<cacheSize { (cache + index).initialize(to: Atomic(0)) }
     return cache
-  }
+  }()
+  private static let table = Mutex<(keys: [String: UInt], texts: [UInt: String])>(([:], [:]))
+
+  /// The bits of a cache entry that hold the address (the key is above them).
+  private static var addressBits: UInt64 { 40 }
 
   /// The key of the field called `name`.
   static func key(for name: StaticString) -> FieldKey {
     let address =
       name.hasPointerRepresentation ? UInt(bitPattern: name.utf8Start) : UInt(name.unicodeScalar.value) << 1 | 1
+    return key(address: address, text: name.description)
+  }
+
+  /// The key of the name `text`, whose literal is at `address` (the cache's key).
+  static func key(address: UInt, text: @autoclosure () -> String) -> FieldKey {
     let slot = Int(truncatingIfNeeded: (address >> 3) ^ (address >> 11)) & (cacheSize - 1)
-    // The key word repeats the address's low bits, so a reader that catches two writers racing on
-    // one slot notices the mismatch (as in `_TypeTraits`).
-    let stored = cacheKeys[slot].load(ordering: .acquiring)
-    if cacheAddresses[slot].load(ordering: .acquiring) == address, stored & 0xFFFF == address & 0xFFFF {
-      return FieldKey(rawValue: stored >> 16)
+    let entryAddress = compressed(address)
+    let entry = cache[slot].load(ordering: .acquiring)
+    if let entryAddress, entry & (1 << addressBits - 1) == entryAddress, entry >> addressBits != 0 {
+      return FieldKey(rawValue: UInt(entry >> addressBits))
     }
-    let text = name.description
+    let text = text()
     let key = table.withLock { table -> UInt in
       if let existing = table.keys[text] { return existing }
       let made = UInt(table.keys.count + 1) << 2 | 2
@@ -81,9 +93,18 @@ internal enum FieldNames {
       table.texts[made] = text
       return made
     }
-    cacheKeys[slot].store(key << 16 | address & 0xFFFF, ordering: .releasing)
-    cacheAddresses[slot].store(address, ordering: .releasing)
+    if let entryAddress, UInt64(key) >> (64 - addressBits) == 0 {
+      cache[slot].store(UInt64(key) << addressBits | entryAddress, ordering: .releasing)
+    }
     return FieldKey(rawValue: key)
+  }
+
+  /// The address's bits 0-2 and 11-47 (see the type's documentation), or `nil` if the address has
+  /// bits above 47.
+  private static func compressed(_ address: UInt) -> UInt64? {
+    let address = UInt64(address)
+    guard address >> 48 == 0 else { return nil }
+    return (address >> 11) << 3 | address & 7
   }
 
   /// The name interned under `key`, if it is a name's key (for printing).

@@ -136,7 +136,7 @@ internal final class ObserverTable: @unchecked Sendable {
       if state.count == 1 { owner.publishHasObservers(true, table: self) }
       // After the publication: the reader's load of the value cannot move before this barrier.
       epoch.add(1, ordering: .sequentiallyConsistent)
-      if _internalChecksEnabled { Self.checkInvariants(state) }
+      if _internalChecksEnabled { checkInvariants(state) }
       return true
     }
   }
@@ -149,7 +149,7 @@ internal final class ObserverTable: @unchecked Sendable {
         Self.unlink(dependency, in: &state)
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { Self.checkInvariants(state) }
+      if _internalChecksEnabled { checkInvariants(state) }
     }
   }
 
@@ -169,7 +169,7 @@ internal final class ObserverTable: @unchecked Sendable {
         current = rest.next()
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { Self.checkInvariants(state) }
+      if _internalChecksEnabled { checkInvariants(state) }
       return other
     }
   }
@@ -292,6 +292,7 @@ internal final class ObserverTable: @unchecked Sendable {
           dependency = current.next
         }
       }
+      if _internalChecksEnabled { checkInvariants(state) }
       return overflow
     }
   }
@@ -330,6 +331,7 @@ internal final class ObserverTable: @unchecked Sendable {
       }
       state.count = 0
       state.isDead = true
+      if _internalChecksEnabled { checkInvariants(state) }
       return observers
     }
     for observer in observers { observer.registrarDidDeinit() }
@@ -337,10 +339,15 @@ internal final class ObserverTable: @unchecked Sendable {
 
   // MARK: Invariants
 
-  /// Checks the lists against the counts (with internal checks on, after every mutation).
-  func checkInvariants() { state.withLock { Self.checkInvariants($0) } }
+  /// Checks the table in full: each field's list against its slot (links both ways, the slot
+  /// and the key each dependency knows, the count), the total, the slot index, and the owner's
+  /// published "has observers" bit; a dead table holds nothing. With internal checks on, after
+  /// every mutation (under the lock); tests call it directly.
+  ///
+  /// - Complexity: O(*n*) in the linked dependencies and the slots.
+  func _checkInvariants() { state.withLock { checkInvariants($0) } }
 
-  private static func checkInvariants(_ state: State) {
+  private func checkInvariants(_ state: State) {
     var total = 0
     for (index, slot) in state.slots.enumerated() {
       var count = 0
@@ -350,6 +357,7 @@ internal final class ObserverTable: @unchecked Sendable {
         if current.previous !== previous { _invariantViolated("a dependency's previous link is wrong") }
         if current.slot != Int32(index) { _invariantViolated("a dependency is in the list of another slot") }
         if current.key != slot.key { _invariantViolated("a dependency is in the list of another field") }
+        if current.table !== self { _invariantViolated("a dependency of another table is linked here") }
         count += 1
         previous = current
         dependency = current.next
@@ -361,101 +369,20 @@ internal final class ObserverTable: @unchecked Sendable {
       }
     }
     if total != state.count { _invariantViolated("table count \(state.count), lists hold \(total)") }
-  }
-}
-
-/// Dependencies copied out of a table so their observers can be called without holding its lock.
-/// The common single-dependency case needs no array; several go into a buffer borrowed from the
-/// thread's transaction context, which `recycle()` returns, so steady-state notification
-/// allocates nothing.
-internal enum DependencySnapshot {
-  case none
-  case one(Dependency)
-  case many(ContiguousArray<Dependency>)
-  /// Nothing yet; room for `capacity` (a borrowed buffer) once a second dependency arrives.
-  case expecting(capacity: Int)
-
-  /// Prepares for up to `count` dependencies (a hint, before the first `append`).
-  mutating func expect(_ count: Int) {
-    if case .none = self, count > 1 { self = .expecting(capacity: count) }
-  }
-
-  mutating func append(_ dependency: Dependency) {
-    switch self {
-    case .none, .expecting:
-      if case .expecting(let capacity) = self {
-        var buffer = TransactionContext.current.takeDependencyBuffer(capacity: capacity)
-        buffer.append(dependency)
-        self = .many(buffer)
-      } else {
-        self = .one(dependency)
+    if state.slotIndex.isEmpty != (state.slots.count <= Self.scanLimit) {
+      _invariantViolated("\(state.slots.count) slots, slot index \(state.slotIndex.isEmpty ? "empty" : "built")")
+    }
+    if state.isDead {
+      if state.count != 0 { _invariantViolated("a dead table holds \(state.count) dependencies") }
+    } else {
+      // The owner is alive while the table is not dead (its deinit marks it dead under this lock).
+      let published = owner.state.load(ordering: .relaxed)
+      if published & ~1 != UInt(bitPattern: ObjectIdentifier(self)) {
+        _invariantViolated("the owner publishes another table")
       }
-    case .one(let first):
-      var buffer = TransactionContext.current.takeDependencyBuffer(capacity: 2)
-      buffer.append(first)
-      buffer.append(dependency)
-      self = .many(buffer)
-    case .many(var all):
-      self = .none
-      all.append(dependency)
-      self = .many(all)
-    }
-  }
-
-  var isEmpty: Bool {
-    switch self {
-    case .none, .expecting: return true
-    case .one, .many: return false
-    }
-  }
-
-  func forEach(_ body: (Dependency) -> Void) {
-    switch self {
-    case .none, .expecting: break
-    case .one(let dependency): body(dependency)
-    case .many(let dependencies): dependencies.forEach(body)
-    }
-  }
-
-  /// The scheduled observers of the dependencies, in order.
-  var scheduledObservers: ScheduledObservers { ScheduledObservers(snapshot: self) }
-
-  /// Returns a borrowed buffer to the thread's context for reuse, leaving the snapshot empty.
-  mutating func recycle() {
-    guard case .many(var buffer) = self else { return }
-    self = .none  // the buffer's only reference is now `buffer`: reused without a copy
-    TransactionContext.current.returnDependencyBuffer(&buffer)
-  }
-}
-
-/// The scheduled observers among a snapshot's dependencies (see `TransactionContext.recordWrite`).
-internal struct ScheduledObservers: Sequence {
-  let snapshot: DependencySnapshot
-
-  func makeIterator() -> Iterator { Iterator(snapshot: snapshot) }
-
-  struct Iterator: IteratorProtocol {
-    private let snapshot: DependencySnapshot
-    private var position = 0
-
-    init(snapshot: DependencySnapshot) { self.snapshot = snapshot }
-
-    mutating func next() -> ScheduledObserver? {
-      while true {
-        let dependency: Dependency
-        switch snapshot {
-        case .none, .expecting: return nil
-        case .one(let only):
-          guard position == 0 else { return nil }
-          dependency = only
-        case .many(let all):
-          guard position < all.count else { return nil }
-          dependency = all[position]
-        }
-        position += 1
-        if let observer = dependency.observer, observer.isScheduled {
-          return unsafeDowncast(observer, to: ScheduledObserver.self)
-        }
+      if (published & 1 != 0) != (state.count > 0) {
+        let publishes = published & 1 != 0 ? "observers" : "none"
+        _invariantViolated("the owner publishes \(publishes), the table holds \(state.count)")
       }
     }
   }

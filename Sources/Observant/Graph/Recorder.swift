@@ -21,7 +21,7 @@ internal final class Recorder {
   @exclusivity(unchecked) private(set) var dependencies: ContiguousArray<Dependency> = []
   @exclusivity(unchecked) private var index = DependencyIndex()
   /// Where the next read of this run is placed (everything before it was read in this run).
-  @exclusivity(unchecked) private var cursor = 0
+  @exclusivity(unchecked) private(set) var cursor = 0
   @exclusivity(unchecked) private(set) var generation: UInt32 = 1
   /// The previous read: a read of the same field (same registrar, key and stamp, under the same
   /// guard) returns after comparing these.
@@ -43,8 +43,19 @@ internal final class Recorder {
   /// is built (an allocation and a rebuild, worth it only for scopes that read many fields).
   private static var scanLimit: Int { 16 }
 
+  /// Where every read goes instead of being recorded, for a recorder that records nothing (see
+  /// `ReadForwarding`); `nil` for the recorders of tracking scopes.
+  private let readForwarding: ReadForwarding?
+
   init(owner: Observer? = nil) {
     self.owner = owner
+    self.readForwarding = nil
+  }
+
+  /// A recorder that records nothing and hands every read that reaches it to `forwarding`.
+  init(forwardingReadsTo forwarding: ReadForwarding) {
+    self.owner = nil
+    self.readForwarding = forwarding
   }
 
   /// The dependencies of the current (or last) run, in the order of first read.
@@ -74,6 +85,7 @@ internal final class Recorder {
   /// - Parameter text: for a field keyed by name and not resolved yet (`key` is `.unresolved`),
   ///   its name (`#function` in the accessor), interned here on the first read.
   func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64) {
+    defer { if _internalChecksEnabled { _checkInvariantsAfterRead() } }
     lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
     lastKey = key.rawValue
     lastSeen = seen
@@ -119,9 +131,10 @@ internal final class Recorder {
       }
     }
     let table = registrar.table
-    // A thread's bridge recorder (see `ThreadLocal.recorderForReads`) records nothing: every read
-    // goes to the observation bridge.
-    if _slowPath(isBridgeRecorder) { return reportToBridge(registrar, resolved, name, seen: seen) }
+    // A forwarding recorder (the observation bridge's, see `ThreadLocal.recorderForReads`)
+    // records nothing, not even the previous read (so the next read of the same field is
+    // forwarded too).
+    if _slowPath(readForwarding != nil) { return forward(registrar, resolved, name, seen: seen) }
     let dependency = Dependency(
       table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
     if currentGuard != nil { guardedCount += 1 }
@@ -130,6 +143,12 @@ internal final class Recorder {
       dependency.observer = owner
       table.link(dependency)
     }
+  }
+
+  @inline(never)
+  private func forward(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, seen: UInt64) {
+    lastRegistrar = nil
+    readForwarding?.forwardRead(registrar, key, name, seen: seen)
   }
 
   /// Whether the dependency at `position` was read in this run, in the state `seen`, unguarded
@@ -224,6 +243,7 @@ internal final class Recorder {
     generation &+= 1
     cursor = 0
     lastRegistrar = nil
+    if _internalChecksEnabled { _checkInvariants() }
   }
 
   /// Ends a run: removes and returns the dependencies the run did not read (still linked).
@@ -235,7 +255,7 @@ internal final class Recorder {
     dependencies.removeSubrange(cursor...)
     index.removeAll()
     if dependencies.count > Self.scanLimit { index.rebuild(dependencies) }
-    if _internalChecksEnabled { checkInvariants() }
+    if _internalChecksEnabled { _checkInvariants() }
     return stale
   }
 
@@ -247,28 +267,8 @@ internal final class Recorder {
     cursor = 0
     lastRegistrar = nil
     guardedCount = 0
+    if _internalChecksEnabled { _checkInvariants() }
     return all
-  }
-
-  /// The dependencies recorded so far, for a one-shot observer to keep: the first, and the others
-  /// in a new array of exactly their number (none for a scope that read one field). The recorder
-  /// keeps its own storage, for reuse by `reset()`.
-  func takeDependencies() -> OneShotDependencies {
-    switch cursor {
-    case 0: return OneShotDependencies(first: nil, rest: [])
-    case 1: return OneShotDependencies(first: dependencies[0], rest: [])
-    default:
-      // Copied in one go (initializing from a slice copies element by element through value
-      // witnesses, appending checks uniqueness and capacity each time).
-      let count = cursor - 1
-      let rest = ContiguousArray<Dependency>(unsafeUninitializedCapacity: count) { buffer, initialized in
-        dependencies.withUnsafeBufferPointer { source in
-          _ = buffer.initialize(fromContentsOf: source[1...count])
-        }
-        initialized = count
-      }
-      return OneShotDependencies(first: dependencies[0], rest: rest)
-    }
   }
 
   /// Empties the recorder for reuse, keeping its storage. Touches only what a scope can have
@@ -284,6 +284,7 @@ internal final class Recorder {
     if currentGuard != nil { currentGuard = nil }
     guardedCount = 0
     owner = nil
+    if _internalChecksEnabled { _checkInvariants() }
   }
 
   /// Whether every dependency was read under a guard that is now invalid: nothing recorded here can
@@ -323,86 +324,49 @@ internal final class Recorder {
       copy.table.link(copy)
     }
     lastRegistrar = nil
+    if _internalChecksEnabled { _checkInvariantsAfterRead() }
   }
 
-  /// Checks positions and the index (with internal checks on).
-  func checkInvariants() {
-    for (position, dependency) in dependencies.enumerated() where dependency.position != Int32(position) {
-      _invariantViolated("dependency at \(position) thinks it is at \(dependency.position)")
+  // MARK: Invariants
+
+  /// Checks the recorder in full: every dependency knows its position; those before the cursor
+  /// were read in this run and the others were not; the guarded count; the index holds every
+  /// field read once there are more dependencies than a scan covers, and none before. With
+  /// internal checks on, after every change at a run's boundaries (and after every read while the
+  /// dependencies are few); tests call it directly.
+  ///
+  /// - Complexity: O(*n*) in the dependencies.
+  func _checkInvariants() {
+    if cursor < 0 || cursor > dependencies.count {
+      _invariantViolated("recorder cursor \(cursor) outside 0...\(dependencies.count)")
     }
-    if cursor > dependencies.count { _invariantViolated("cursor past the end") }
+    for (position, dependency) in dependencies.enumerated() {
+      if dependency.position != Int32(position) {
+        _invariantViolated("dependency at \(position) thinks it is at \(dependency.position)")
+      }
+      if (position < cursor) != (dependency.generation == generation) {
+        _invariantViolated(
+          "dependency at \(position) (cursor \(cursor)) is of run \(dependency.generation), the run is \(generation)")
+      }
+    }
     let guarded = dependencies.lazy.filter { $0.guardedBy != nil }.count
     if guarded != guardedCount { _invariantViolated("guarded count \(guardedCount), actual \(guarded)") }
-  }
-}
-
-/// Dependencies by (observer table, field): open addressing with linear probing over a power-of-two
-/// table, hashed by a multiply-shift of the two identities. Cheaper than `Dictionary`, whose SipHash
-/// dominated reads of many fields. Holds the first dependency recorded for each pair.
-internal struct DependencyIndex {
-  /// Unretained: the recorder's array owns the dependencies (no reference counting per probe).
-  private var slots: ContiguousArray<Unmanaged<Dependency>?> = []
-  private var shift = 64
-  private var used = 0
-
-  var isEmpty: Bool { slots.isEmpty }
-
-  private func slot(_ table: ObserverTable, _ key: FieldKey) -> Int {
-    slot(UInt(bitPattern: ObjectIdentifier(table)), key)
-  }
-
-  private func slot(_ address: UInt, _ key: FieldKey) -> Int {
-    let mixed = (address ^ (key.rawValue &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
-    return Int(truncatingIfNeeded: mixed >> UInt(shift))
-  }
-
-  func find(_ tableWord: UInt, _ key: FieldKey) -> Dependency? {
-    let mask = slots.count - 1
-    var position = slot(tableWord, key)
-    while let entry = slots[position] {
-      let found = entry._withUnsafeGuaranteedRef {
-        UInt(bitPattern: ObjectIdentifier($0.table)) == tableWord && $0.key == key
-      }
-      if found { return entry.takeUnretainedValue() }
-      position = (position + 1) & mask
+    if index.isEmpty != (dependencies.count <= Self.scanLimit) {
+      _invariantViolated("\(dependencies.count) dependencies, index \(index.isEmpty ? "empty" : "built")")
     }
-    return nil
+    if !index.isEmpty { index._checkInvariants(indexing: dependencies) }
   }
 
-  mutating func insert(_ dependency: Dependency) {
-    if (used + 1) * 2 > slots.count {
-      var all = slots.compactMap { $0?.takeUnretainedValue() }
-      all.append(dependency)
-      rebuild(all)
-      return
+  /// After a read that changed the recorder: in full while the dependencies are few; otherwise
+  /// what a read can have changed, the dependency just before the cursor and its index entry.
+  private func _checkInvariantsAfterRead() {
+    if dependencies.count <= _fullCheckLimit { return _checkInvariants() }
+    guard cursor > 0 else { return }
+    let latest = dependencies[cursor - 1]
+    if latest.position != Int32(cursor - 1) || latest.generation != generation {
+      _invariantViolated("the dependency just read is not in place before the cursor")
     }
-    place(dependency)
-  }
-
-  mutating func rebuild<Dependencies: Collection<Dependency>>(_ dependencies: Dependencies) {
-    var capacity = 16
-    while capacity < dependencies.count * 2 { capacity *= 2 }
-    slots = ContiguousArray(repeating: nil, count: capacity)
-    shift = 64 - capacity.trailingZeroBitCount
-    used = 0
-    for dependency in dependencies { place(dependency) }
-  }
-
-  private mutating func place(_ dependency: Dependency) {
-    let mask = slots.count - 1
-    var position = slot(dependency.table, dependency.key)
-    while let entry = slots[position] {
-      let same = entry._withUnsafeGuaranteedRef { $0.table === dependency.table && $0.key == dependency.key }
-      if same { return }  // keep the first
-      position = (position + 1) & mask
-    }
-    slots[position] = Unmanaged.passUnretained(dependency)
-    used += 1
-  }
-
-  mutating func removeAll() {
-    if !slots.isEmpty { slots = [] }
-    used = 0
+    if find(latest.table, latest.key) == nil { _invariantViolated("the dependency just read is not indexed") }
   }
 }
 

@@ -70,13 +70,10 @@ extension RunCause {
   }
 }
 
-/// A box that can print its value when the value's type is `CustomStringConvertible`.
+/// A box that can print its value when the value's type is `CustomStringConvertible` (the boxes
+/// of the identity layer, `ValueBox`, conform).
 internal protocol PrintableBox {
   var printedValue: String? { get }
-}
-
-extension ValueBox: PrintableBox {
-  var printedValue: String? { (value as? any CustomStringConvertible)?.description }
 }
 
 /// The process-wide switch in front of cause recording: the number of observers recording the

@@ -103,7 +103,8 @@ public final class TrackingRegistrar: Sendable {
   }
 
   /// Called after the value is stored: whether a reader may have started depending on a field of
-  /// this registrar since `ticket` was taken (then the write must be delivered once more).
+  /// this registrar since `ticket` was taken (then the write must be delivered once more, with
+  /// `_deliverLate`, which the transactions layer defines).
   ///
   /// - Complexity: a full memory barrier and a load; one more load when observers exist.
   @inlinable @inline(__always)
@@ -113,22 +114,6 @@ public final class TrackingRegistrar: Sendable {
     let word = state.load(ordering: .relaxed)
     guard word & 1 != 0 else { return false }
     return ticket == 0 || _epoch(ofTableAt: word) != ticket
-  }
-
-  /// Delivers, after the fact, a write of `key` that overwrote the state `seen` (`Stamp.none` for
-  /// a class field) to the readers that still depend on that state.
-  @usableFromInline @inline(never)
-  internal func _deliverLate(_ key: FieldKey, overwriting seen: UInt64) {
-    guard let table = existingTable else { return }
-    var late: [Dependency] = []
-    table.dependencies(of: key, overwriting: seen).forEach { late.append($0) }
-    Notifications.deliverReplacement(late)
-  }
-
-  /// `_deliverLate(_:overwriting:)` for a value-type field named `name`.
-  @usableFromInline @inline(never)
-  internal func _deliverLate(field name: StaticString, overwriting seen: UInt64) {
-    _deliverLate(FieldNames.key(for: name), overwriting: seen)
   }
 }
 

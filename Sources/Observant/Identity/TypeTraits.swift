@@ -72,14 +72,16 @@ internal enum _TypeTraits {
     if Value.self is any IdentityComparable.Type { flags |= identityComparable }
     if _EquatableProbe<Value>.self is any _EquatableProbing.Type { flags |= equatable }
     if Value.self is any ObservableState.Type { flags |= observableState }
-    if Value.self is any _OptionalOfState.Type { flags |= optionalState }
-    if Value.self is any _IdentifiedArrayProtocol.Type { flags |= identifiedArray }
-    if Value.self is any _CollectionOfStates.Type {
-      flags |= collectionOfStates
+    if Value.self is any _IdentifiedArrayVersions.Type { flags |= identifiedArray }
+    if let container = Value.self as? any _StateContainer.Type {
+      switch container._stateContainerKind {
+      case .optional: flags |= optionalState
+      case .collection: flags |= collectionOfStates
+      case .dictionary: flags |= dictionaryOfStates
+      }
     } else if let collection = Value.self as? any Collection.Type, _elementsAreStates(collection) {
       flags |= collectionOfStates
     }
-    if Value.self is any _DictionaryOfStates.Type { flags |= dictionaryOfStates }
     if Value.self is AnyObject.Type { flags |= reference }
     if _isPOD(Value.self) { flags |= trivial }
     if flags & (identityComparable | observableState | optionalState | collectionOfStates | dictionaryOfStates) != 0 {
@@ -106,29 +108,6 @@ extension _EquatableProbe: _EquatableProbing where T: Equatable {
   }
 }
 
-/// Marks `Optional<State>` for the type table.
-@usableFromInline
-internal protocol _OptionalOfState {}
-extension Optional: _OptionalOfState where Wrapped: ObservableState {}
-
-/// Marks collections whose elements are observable state (answered per element type at run time).
-@usableFromInline
-internal protocol _CollectionOfStates {}
-extension Array: _CollectionOfStates where Element: ObservableState {}
-extension ContiguousArray: _CollectionOfStates where Element: ObservableState {}
-extension ArraySlice: _CollectionOfStates where Element: ObservableState {}
-extension IdentifiedArray: _CollectionOfStates where Element: ObservableState {}
-
 private func _elementsAreStates<Elements: Collection>(_: Elements.Type) -> Bool {
   Elements.Element.self is any ObservableState.Type
 }
-
-/// Marks dictionaries whose values are observable state.
-@usableFromInline
-internal protocol _DictionaryOfStates {}
-extension Dictionary: _DictionaryOfStates where Value: ObservableState {}
-
-/// Marks identified arrays of any element.
-@usableFromInline
-internal protocol _IdentifiedArrayProtocol {}
-extension IdentifiedArray: _IdentifiedArrayProtocol {}

@@ -62,27 +62,3 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
     if spentAlready { dependencies.unlinkAll() }
   }
 }
-
-/// The dependencies of a one-shot scope: the first one inline, so that a scope that read one field
-/// keeps no array.
-internal struct OneShotDependencies: Sequence {
-  let first: Dependency?
-  let rest: ContiguousArray<Dependency>
-
-  var isEmpty: Bool { first == nil }
-
-  func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
-
-  struct Iterator: IteratorProtocol {
-    fileprivate var first: Dependency?
-    fileprivate var rest: IndexingIterator<ContiguousArray<Dependency>>
-
-    mutating func next() -> Dependency? {
-      if let first {
-        self.first = nil
-        return first
-      }
-      return rest.next()
-    }
-  }
-}

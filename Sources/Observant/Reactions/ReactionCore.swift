@@ -288,6 +288,15 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     return finishRun(publishing: recorder.dependencies)
   }
 
+  /// Checks the reaction's recorder (`Recorder._checkInvariants()`) between runs; nothing while
+  /// a run owns it. For tests: with internal checks on, the recorder checks itself as it changes.
+  func _checkInvariants() {
+    state.withLock { state in
+      guard !state.isRunning else { return }
+      recorder._checkInvariants()
+    }
+  }
+
   /// Removes every observer entry, once, when not running.
   private func uninstallAll() {
     let proceed = state.withLock { state -> Bool in

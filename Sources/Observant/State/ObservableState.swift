@@ -49,8 +49,9 @@ extension ObservableState {
   @inlinable
   public var _instanceVersion: UInt64 { registrar.stamp }
 
-  /// The observer table this value's copies share: where a store keeps the identity slot of its
-  /// readers (in the table the value's fields already use, rather than in one more per store).
+  /// The tracking registrar this value's copies share: where a store keeps the identity slot of
+  /// its readers (in the observer table the value's fields already use, rather than in one more
+  /// per store).
   @inlinable
-  package var _observerTable: TrackingRegistrar { registrar.registrar }
+  package var _trackingRegistrar: TrackingRegistrar { registrar.tracking }
 }

@@ -19,10 +19,10 @@
 /// It takes no part in the value's equality, hashing or coding: `==` is always true, hashing adds
 /// nothing, encoding writes `nil`, and a decoded value gets a fresh registrar (it is a new value).
 public struct StateRegistrar<Owner>: Sendable {
-  /// The observer table shared by all copies of the value. (A variable only so that a write can ask
-  /// whether any other copy of the value exists.)
+  /// The tracking registrar (and through it the observer table) shared by all copies of the value.
+  /// (A variable only so that a write can ask whether any other copy of the value exists.)
   @usableFromInline
-  internal var registrar: TrackingRegistrar
+  internal var tracking: TrackingRegistrar
 
   /// The value's identity, shared by its copies.
   public let id: ObservableStateID
@@ -37,7 +37,7 @@ public struct StateRegistrar<Owner>: Sendable {
   /// - Complexity: O(1); one small allocation (the shared registrar object).
   @inlinable
   public init() {
-    registrar = TrackingRegistrar()
+    tracking = TrackingRegistrar()
     id = InstanceIdentity.make()
     stamp = Stamp.next()
   }
@@ -47,7 +47,7 @@ extension StateRegistrar {
   /// The number of observer entries installed on the fields of this value and its copies (an
   /// observer of two fields counts twice). Meant for tests and diagnostics: zero once every
   /// observer is cancelled.
-  public var observerEntryCount: Int { registrar.observerEntryCount }
+  public var observerEntryCount: Int { tracking.observerEntryCount }
 }
 
 /// The identity of an `ObservableState` value: a fresh value gets a new one, copies share it.
@@ -89,6 +89,6 @@ internal protocol _AnyStateRegistrar {
 }
 
 extension StateRegistrar: _AnyStateRegistrar {
-  var _trackingRegistrar: TrackingRegistrar { registrar }
+  var _trackingRegistrar: TrackingRegistrar { tracking }
   var _stamp: UInt64 { stamp }
 }

@@ -4,27 +4,32 @@ import _ObservantShims
 ///
 /// Reads of the current recorder sit on every tracked property's getter, so they compile to one
 /// thread-local load (a C11 `_Thread_local` slot, see `_ObservantShims`), not a `pthread_getspecific`
-/// call. The recorder pointer is unretained: a tracking scope owns its recorder and clears the slot
-/// before releasing it.
+/// call. The slots hold raw, unretained addresses: a tracking scope owns its recorder and clears
+/// the slot before releasing it. What the addresses point to is the graph's business (typed
+/// accessors in `Graph/ThreadLocal+Recorder.swift`); this layer knows no type above it.
 @usableFromInline
 internal enum ThreadLocal {
-  /// The recorder of the innermost tracking scope on this thread, if any, unretained: the scope
-  /// keeps it alive while it is installed.
+  /// The address of the innermost tracking scope's recorder on this thread, if any.
   @inlinable @inline(__always)
-  internal static var recorder: Unmanaged<Recorder>? {
-    guard let raw = observant_recorder_get() else { return nil }
-    return Unmanaged<Recorder>.fromOpaque(raw)
-  }
+  internal static var recorderAddress: UnsafeMutableRawPointer? { observant_recorder_get() }
+
+  /// The address of the recorder an accessor's read goes to: the innermost tracking scope's, or
+  /// else, while the observation bridge is on, this thread's bridge recorder (see
+  /// `observant_recorder_for_reads`). While the bridge is off, an untracked read pays one more
+  /// load in here, and a tracked read nothing.
+  @inlinable @inline(__always)
+  internal static var recorderAddressForReads: UnsafeMutableRawPointer? { observant_recorder_for_reads() }
 
   /// Whether a tracking scope is active on this thread: one TLS load, no retain.
   @inlinable @inline(__always)
   internal static var isTracking: Bool { observant_recorder_get() != nil }
 
-  /// Makes `recorder` current and returns the previous one, to restore with `restore(_:)`.
+  /// Makes the recorder at `address` current and returns the previous one's, to restore with
+  /// `restore(_:)`.
   @usableFromInline
-  internal static func push(_ recorder: Recorder?) -> UnsafeMutableRawPointer? {
+  internal static func push(address: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     let previous = observant_recorder_get()
-    observant_recorder_set(recorder.map { Unmanaged.passUnretained($0).toOpaque() })
+    observant_recorder_set(address)
     return previous
   }
 

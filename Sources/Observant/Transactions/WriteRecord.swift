@@ -49,21 +49,3 @@ internal struct WriteRecord {
     return original.isEqual(to: latest)
   }
 }
-
-/// A scheduled observer that read the state a record's field overwrote: one entry per write and
-/// observer, kept by the transaction in one array for all records (possibly repeated; the flush
-/// merges repeats), so recording a write allocates nothing once the array has grown.
-internal struct RecordObserver {
-  /// The record's position in the transaction's records.
-  let record: Int
-  let observer: ScheduledObserver
-}
-
-/// A scheduled observer to run, with the order stamp of the latest change that made it dirty.
-internal struct DirtyObserver {
-  let observer: ScheduledObserver
-  var order: UInt64
-  /// Only computed values the observer read may have changed (see `ComputedSource`): it runs only
-  /// if one of them did. A field write that dirties it too clears this.
-  var onlyIfInputsChanged = false
-}

@@ -50,8 +50,6 @@ void observant_bridge_turn_off(void);
 /// This thread's bridge recorder, or NULL if it has none yet.
 extern _Thread_local void *_Nullable _observant_bridge_thread_recorder OBSERVANT_TLS;
 
-OBSERVANT_INLINE void *_Nullable observant_bridge_thread_recorder_get(void) { return _observant_bridge_thread_recorder; }
-
 /// This thread's bridge recorder, made on first use (while the bridge is on).
 void *_Nonnull observant_bridge_thread_recorder(void);
 
@@ -82,6 +80,17 @@ OBSERVANT_INLINE void *_Nullable observant_context_get(void) { return _observant
 /// thread exits (once per thread; later calls on the same thread only replace the pointer).
 void observant_context_install(void *_Nonnull context, void (*_Nonnull release)(void *_Nonnull));
 
+// MARK: Dependency buffers
+
+/// This thread's pool of spare dependency buffers (owned +1 by the slot), or NULL: the graph's own
+/// per-thread scratch, apart from the transaction context, which belongs to a layer above it.
+extern _Thread_local void *_Nullable _observant_current_buffer_pool OBSERVANT_TLS;
+
+OBSERVANT_INLINE void *_Nullable observant_buffer_pool_get(void) { return _observant_current_buffer_pool; }
+
+/// Installs `pool` as this thread's pool of dependency buffers. `release` is called with it when
+/// the thread exits (once per thread).
+void observant_buffer_pool_install(void *_Nonnull pool, void (*_Nonnull release)(void *_Nonnull));
 
 // MARK: Stamps
 

@@ -1,0 +1,232 @@
+import Testing
+
+@testable import Observant
+
+// The internal invariant checks (`_checkInvariants()`), called directly: with the package's
+// internal checks on (`-D OBSERVANT_INTERNAL_CHECKS`), the structures call them after every
+// mutation; here they run in every build, on structures driven through their states (few and many
+// entries, indexed and scanned, re-runs, cancellation, an owner gone).
+
+/// Fields of the runtime's own kind, on one registrar: as many as a test wants.
+private func fields(_ count: Int) -> [InternalField] {
+  (0..<count).map { InternalField($0, name: "field\($0)", owner: InvariantTests.self) }
+}
+
+@Suite("Internal invariants")
+struct InvariantTests {
+  @Test("the observer table holds its invariants as observers link, unlink, alias and its owner goes away")
+  func observerTable() throws {
+    var registrar: TrackingRegistrar? = TrackingRegistrar()
+    let many = fields(20)  // more slots than a scan covers: the slot index is built
+    var observations: [TrackingObservation] = []
+    for field in many {
+      let (_, observation) = withCancellableTracking {
+        registrar!.access(field)
+      } onChange: {
+      }
+      observations.append(observation)
+      registrar!.existingTable!._checkInvariants()
+    }
+    let table = try #require(registrar!.existingTable)
+    #expect(table.count == 20)
+    for observation in observations.prefix(10) {
+      observation.cancel()
+      table._checkInvariants()
+    }
+    #expect(table.count == 10)
+
+    // Aliasing: readers of a value-type field's state follow an equal state under another stamp.
+    var child = Child(count: 1)
+    let reader = Reaction { _ = child.count }
+    let childTable = try #require(child.registrar.tracking.existingTable)
+    let old = child._fieldStamps[0]
+    _ = childTable.alias(old, as: Stamp.next())
+    childTable._checkInvariants()
+    withExtendedLifetime(reader) {}
+    reader.cancel()
+    childTable._checkInvariants()
+    child.count = 2
+
+    // The owner goes away: the table (kept by the observers' dependencies) is dead and empty.
+    registrar = nil
+    table._checkInvariants()
+    #expect(table.isDead)
+    #expect(table.count == 0)
+    observations.removeAll()
+  }
+
+  @Test("the recorder and its index hold their invariants through reads, re-runs, a reset and a removal")
+  func recorder() {
+    let registrar = TrackingRegistrar()
+    let many = fields(40)  // more dependencies than a scan covers: the index is built
+    let recorder = Recorder()
+    withRecorder(recorder, propagating: false) {
+      for field in many { registrar.access(field) }
+      for field in many.reversed() { registrar.access(field) }  // repeated reads, found in the index
+    }
+    recorder._checkInvariants()
+    #expect(recorder.cursor == 40)
+
+    // A re-run that reads half of what it read: the rest is stale at its end.
+    recorder.beginRun()
+    recorder._checkInvariants()
+    withRecorder(recorder, propagating: false) {
+      for field in many.enumerated().filter({ $0.offset.isMultiple(of: 2) }).map(\.element) {
+        registrar.access(field)
+        recorder._checkInvariants()
+      }
+    }
+    let stale = recorder.endRun()
+    #expect(stale.count == 20)
+    recorder._checkInvariants()
+
+    // Back below the scan limit: the index is dropped.
+    recorder.beginRun()
+    withRecorder(recorder, propagating: false) {
+      for field in many.prefix(4) { registrar.access(field) }
+    }
+    _ = recorder.endRun()
+    recorder._checkInvariants()
+
+    // Guarded reads, and a nested scope merged into this one.
+    let `guard` = TrackingGuard()
+    recorder.beginRun()
+    withRecorder(recorder, propagating: false) {
+      withTrackingGuard(`guard`) { registrar.access(many[30]) }
+      _ = recordAccesses(propagatingToOuterScope: true) {
+        for field in many.suffix(20) { registrar.access(field) }
+      }
+    }
+    recorder._checkInvariants()
+    _ = recorder.endRun()
+    recorder._checkInvariants()
+
+    recorder.reset()
+    recorder._checkInvariants()
+    #expect(recorder.isEmpty)
+    _ = recorder.removeAll()
+    recorder._checkInvariants()
+  }
+
+  @Test("a linked recorder keeps its invariants while its reaction re-runs with other dependencies")
+  func reactionRecorder() {
+    let profile = Profile()
+    let registrar = TrackingRegistrar()
+    let many = fields(30)
+    var wide = true
+    let reaction = Reaction {
+      _ = profile.count
+      for field in wide ? many : Array(many.prefix(3)) { registrar.access(field) }
+    }
+    reaction.core._checkInvariants()
+    wide = false
+    profile.count += 1
+    reaction.core._checkInvariants()
+    wide = true
+    profile.count += 1
+    reaction.core._checkInvariants()
+    #expect(reaction.runCount == 3)
+    registrar.existingTable?._checkInvariants()
+    profile.trackingRegistrar.existingTable?._checkInvariants()
+  }
+
+  @Test("the transaction context and its write records hold their invariants as a transaction grows, and after it")
+  func transactionContext() {
+    let registrar = TrackingRegistrar()
+    let many = fields(20)  // more records than a scan covers: the record index is built
+    let reactions = many.map { field in Reaction { registrar.access(field) } }
+    let context = TransactionContext.current
+    context._checkInvariants()
+    transaction {
+      for field in many {
+        registrar.notifyChange(of: field)
+        context._checkInvariants()
+      }
+      #expect(context.writes.count == 20)
+      // Written again: the same records.
+      for field in many.prefix(5) { registrar.notifyChange(of: field) }
+      #expect(context.writes.count == 20)
+      context._checkInvariants()
+    }
+    context._checkInvariants()
+    #expect(context.writes.isEmpty)
+    #expect(reactions.allSatisfy { $0.runCount == 2 })
+
+    // Value-type writes, set back within the transaction: records that follow stamps.
+    var state = Child()
+    let reader = Reaction { _ = state.count }
+    transaction {
+      state.count = 1
+      context._checkInvariants()
+      state.count = 0
+      context._checkInvariants()
+    }
+    #expect(reader.runCount == 1)
+    withExtendedLifetime(reactions) {}
+  }
+
+  @Test("write records keep their index and their observers' positions")
+  func writeRecords() {
+    let registrars = (0..<12).map { _ in TrackingRegistrar() }
+    let observer = ScheduledObserver()
+    var writes = WriteRecords()
+    var stamps: [UInt64] = []
+    for registrar in registrars {
+      let seen = Stamp.next()
+      let new = writes.record(
+        table: registrar.table, key: .unresolved, name: .custom("field", owner: "Test"), from: seen,
+        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, values: { nil },
+        observers: CollectionOfOne(observer))
+      stamps.append(new)
+      writes._checkInvariants()
+    }
+    // Each lineage written again, from the state the first write left.
+    for (registrar, stamp) in zip(registrars, stamps) {
+      _ = writes.record(
+        table: registrar.table, key: .unresolved, name: .custom("field", owner: "Test"), from: stamp,
+        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, values: { nil },
+        observers: CollectionOfOne(observer))
+      writes._checkInvariants()
+    }
+    #expect(writes.count == 12)
+    var dirty: [DirtyObserver] = []
+    writes.takeDirtyObservers(into: &dirty)
+    writes._checkInvariants()
+    #expect(writes.isEmpty)
+    #expect(dirty.count == 24)
+  }
+
+  @Test("the observer queue stays in creation order, each observer once")
+  func observerQueue() {
+    let observers = (0..<300).map { _ in ScheduledObserver() }
+    var queue = ObserverQueue(storage: [])
+    // Appended out of order and repeated, then sorted.
+    for index in [5, 3, 9, 3, 7, 1, 9] {
+      queue.unsorted.append(DirtyObserver(observer: observers[index], order: RunOrder.next()))
+    }
+    queue.sort()
+    queue._checkInvariants()
+    #expect(queue.observers.count == 5)
+    // Inserted one by one (past the length checked in full after each insertion).
+    for index in (0..<300).shuffled() {
+      queue.insert(DirtyObserver(observer: observers[index], order: RunOrder.next()))
+    }
+    queue._checkInvariants()
+    var popped: [UInt64] = []
+    while let entry = queue.popFirst() {
+      popped.append(entry.observer.sequence)
+      queue._checkInvariants()
+    }
+    #expect(popped == observers.map(\.sequence))
+  }
+
+  @Test("a broken invariant stops the process")
+  func brokenInvariantStops() async {
+    await #expect(processExitsWith: .failure) {
+      let observers = (0..<3).map { _ in ScheduledObserver() }
+      var queue = ObserverQueue(storage: [])
+      for observer in observers { queue.unsorted.append(DirtyObserver(observer: observer, order: 1)) }
+      queue._checkInvariants()  // ascending: not sorted yet
+    }
+  }
+}
