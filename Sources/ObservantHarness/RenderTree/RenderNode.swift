@@ -44,7 +44,7 @@ internal final class RenderNode: RenderBody {
 
   /// Subscribes the node with the tree's tracking, which runs the body now.
   func start() {
-    subscription = tree.tracking.track(self)
+    subscription = tree.tracking.track(self, isolation: tree.isolation)
   }
 
   /// Cancels this node's subscription and its subtree's; none of them runs again.
