@@ -84,7 +84,7 @@ public final class RenderTree {
     self.isolation = isolation
     openStep = OpenStep(name: "initial")
     let root = RenderNode(
-      name: rootName, key: ChildKey(rootName), input: nil, body: body, tree: self)
+      name: rootName, key: ChildKey(rootName), input: nil, body: .closure(body), tree: self)
     self.root = root
     names.insert(root)
     root.start()
