@@ -192,6 +192,54 @@ struct IdentifiedArraySubscriptTests {
     #expect(standardError(of: result).contains("IdentifiedArray[2] cannot change an element's id from 2 to 4"))
   }
 
+  // The standard library's own bounds check traps without a message in optimized builds; the
+  // subscript checks first, so the message names the index and the bounds in every build.
+  @Test("reading subscript(position:) past the end stops the program, naming the index and the bounds")
+  func positionalGetOutOfBounds() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let array = rows(0..<3)
+      _ = array[3]
+    }
+    #expect(standardError(of: result).contains("IdentifiedArray index 3 is out of bounds 0..<3"))
+  }
+
+  @Test("reading subscript(position:) at a negative index stops the program, naming the index and the bounds")
+  func positionalGetNegative() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let array = rows(0..<2)
+      _ = array[-1]
+    }
+    #expect(standardError(of: result).contains("IdentifiedArray index -1 is out of bounds 0..<2"))
+  }
+
+  @Test("assigning through subscript(position:) out of bounds stops the program, naming the index and the bounds")
+  func positionalSetOutOfBounds() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var array = rows(0..<3)
+      array[5] = Row(5)
+    }
+    #expect(standardError(of: result).contains("IdentifiedArray index 5 is out of bounds 0..<3"))
+  }
+
+  @Test("mutating through subscript(position:) out of bounds stops the program, naming the index and the bounds")
+  func positionalModifyOutOfBounds() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var array = rows(0..<3)
+      array[3].title += "!"
+    }
+    #expect(standardError(of: result).contains("IdentifiedArray index 3 is out of bounds 0..<3"))
+  }
+
+  @Test("subscript(position:) out of bounds on an empty array stops the program, naming the empty bounds")
+  func positionalEmpty() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var array = IdentifiedArrayOf<Model>()
+      mutate(&array[0]) { $0.count += 1 }
+    }
+    #expect(standardError(of: result).contains("IdentifiedArray index 0 is out of bounds 0..<0"))
+    #expect(IdentifiedArrayOf<Row>._positionMessage(7, count: 2) == "IdentifiedArray index 7 is out of bounds 0..<2")
+  }
+
   @Test("the id-change message names both ids as they would be debug-printed")
   func idChangeMessage() {
     #expect(

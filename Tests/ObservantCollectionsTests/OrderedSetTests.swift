@@ -362,6 +362,22 @@ struct OrderedSetConformanceTests {
     #expect(_orderedSetDuplicateLiteralElementMessage("x") == #"Duplicate element "x" in an OrderedSet array literal"#)
   }
 
+  // The standard library's own bounds check traps without a message in optimized builds.
+  @Test("subscript(position:) out of bounds stops the program, naming the index and the bounds")
+  func positionOutOfBounds() async {
+    let past = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let set: OrderedSet = [10, 20, 30]
+      _ = set[3]
+    }
+    #expect(standardError(of: past).contains("OrderedSet index 3 is out of bounds 0..<3"))
+    let negative = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let set: OrderedSet = ["a"]
+      _ = set[-2]
+    }
+    #expect(standardError(of: negative).contains("OrderedSet index -2 is out of bounds 0..<1"))
+    #expect(OrderedSet<Int>._positionMessage(4, count: 0) == "OrderedSet index 4 is out of bounds 0..<0")
+  }
+
   @Test("a set is Sendable when its elements are")
   func sendable() async {
     let set: OrderedSet = [1, 2, 3]

@@ -39,4 +39,19 @@ extension IdentifiedArray {
   internal static func _mergedIDFailure(from oldID: ID, to newID: ID) -> Never {
     fatalError(_mergedIDMessage(from: oldID, to: newID))
   }
+
+  /// The message for a position outside `0..<count` given to `subscript(position:)`.
+  @usableFromInline
+  internal static func _positionMessage(_ position: Int, count: Int) -> String {
+    "IdentifiedArray index \(position) is out of bounds 0..<\(count)"
+  }
+
+  /// Stops the program, with a message naming the index and the bounds, unless `position` is a
+  /// valid index (`subscript(position:)`'s precondition). One unsigned compare when it holds.
+  @inlinable @inline(__always)
+  internal func _checkPosition(_ position: Int) {
+    _checkPrecondition(
+      UInt(bitPattern: position) < UInt(bitPattern: _elements.count),
+      Self._positionMessage(position, count: _elements.count))
+  }
 }

@@ -1,5 +1,6 @@
 extension IdentifiedArray {
-  /// The element at `position`, which must be a valid index.
+  /// The element at `position`, which must be a valid index: any other stops the program
+  /// with a message naming it and the bounds, in every build configuration.
   ///
   /// You can write through this subscript, but not change the element's id: that would break the
   /// array's index, so it stops the program with a message naming both ids.
@@ -16,10 +17,12 @@ extension IdentifiedArray {
   @inlinable
   public subscript(position: Int) -> Element {
     get {
-      _elements[position]
+      _checkPosition(position)
+      return _elements[position]
     }
     set {
-      let oldID = _ids[position]
+      _checkPosition(position)
+      let oldID = _ids._elements[position]
       let newID = _id(of: newValue)
       if newID != oldID { Self._positionalIDChangeFailure(at: position, from: oldID, to: newID) }
       let old = _elements[position]
@@ -30,7 +33,8 @@ extension IdentifiedArray {
     // frame that it may allocate on the heap.
     @inline(__always)
     _modify {
-      let oldID = _ids[position]
+      _checkPosition(position)
+      let oldID = _ids._elements[position]
       let oldIdentity = _instanceIdentity(at: position)
       let token = Self._willModifyInPlace(_elements[position])
       defer { _finishPositionalModify(at: position, oldID: oldID, oldIdentity: oldIdentity, token: token) }

@@ -35,12 +35,22 @@ extension OrderedSet: RandomAccessCollection {
   @inlinable
   public var isEmpty: Bool { _elements.isEmpty }
 
-  /// The element at `position`, which must be a valid index.
+  /// The element at `position`, which must be a valid index: any other stops the program
+  /// with a message naming it and the bounds, in every build configuration.
   ///
   /// - Complexity: O(1)
   @inlinable
   public subscript(position: Int) -> Element {
-    _elements[position]
+    _checkPrecondition(
+      UInt(bitPattern: position) < UInt(bitPattern: _elements.count),
+      Self._positionMessage(position, count: _elements.count))
+    return _elements[position]
+  }
+
+  /// The message for a position outside `0..<count` given to `subscript(position:)`.
+  @usableFromInline
+  internal static func _positionMessage(_ position: Int, count: Int) -> String {
+    "OrderedSet index \(position) is out of bounds 0..<\(count)"
   }
 
   /// The position after `index`.

@@ -24,15 +24,20 @@ public final class Cell: CustomStringConvertible {
   internal let poolIdentity: ObjectIdentifier
   private let poolName: String
   private let tracking: any RenderTracking
+  private let isolation: (any Actor)?
   /// The current binding (a tracking need not keep it alive) and its subscription.
   private var binding: CellBinding?
   private var subscription: (any RenderSubscription)?
 
-  internal init(number: Int, poolName: String, poolIdentity: ObjectIdentifier, tracking: any RenderTracking) {
+  internal init(
+    number: Int, poolName: String, poolIdentity: ObjectIdentifier, tracking: any RenderTracking,
+    isolation: (any Actor)?
+  ) {
     self.number = number
     self.poolName = poolName
     self.poolIdentity = poolIdentity
     self.tracking = tracking
+    self.isolation = isolation
   }
 
   /// Whether the cell is bound to a row (not in the free list).
@@ -51,7 +56,7 @@ public final class Cell: CustomStringConvertible {
     // observes until it is enqueued, whoever dequeued it.
     let binding = CellBinding(name: "\(poolName)#\(number)[\(String(describing: id.base))]", cell: self, render: render)
     self.binding = binding
-    subscription = tracking.track(binding)
+    subscription = tracking.track(binding, isolation: isolation)
   }
 
   /// Stops observing for good: the render never runs again.

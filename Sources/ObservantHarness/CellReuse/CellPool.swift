@@ -20,7 +20,9 @@ import Observant
 /// With ``AppleObservationTracking``, renders made dirty by a change run when a step of that
 /// tracking ends (`tracking.step { ... }`, or a step of a tree that shares it).
 ///
-/// Single-threaded, like a table view: use a pool and its cells on one thread.
+/// Single-threaded, like a table view: use a pool and its cells on one thread. A pool belongs to
+/// the isolation it was created in: one created on the main actor re-renders its cells only on
+/// the main actor, also when another thread writes what they read (see ``RenderTree``).
 public final class CellPool {
   /// The prefix of the cells' names.
   public let name: String
@@ -29,6 +31,8 @@ public final class CellPool {
   /// What decides when cells re-render: ``ReactionTracking`` unless the initializer was given
   /// another.
   public let tracking: any RenderTracking
+  /// The actor the pool was created on (`nil` outside any actor): its renders run only there.
+  internal let isolation: (any Actor)?
   /// Free cells; the most recently enqueued is reused first.
   private var freeCells: [Cell] = []
 
@@ -39,9 +43,14 @@ public final class CellPool {
   ///   - tracking: how renders learn what they read and when they re-run: Observant reactions
   ///     by default, or ``AppleObservationTracking`` (share one with a ``RenderTree`` to step
   ///     both as one UI).
-  public init(_ name: String = "Cell", tracking: any RenderTracking = ReactionTracking()) {
+  ///   - isolation: the actor the renders belong to: the caller's (`#isolation`).
+  public init(
+    _ name: String = "Cell", tracking: any RenderTracking = ReactionTracking(),
+    isolation: isolated (any Actor)? = #isolation
+  ) {
     self.name = name
     self.tracking = tracking
+    self.isolation = isolation
   }
 
   deinit {
@@ -79,7 +88,9 @@ public final class CellPool {
   }
 
   private func makeCell() -> Cell {
-    let cell = Cell(number: cells.count, poolName: name, poolIdentity: ObjectIdentifier(self), tracking: tracking)
+    let cell = Cell(
+      number: cells.count, poolName: name, poolIdentity: ObjectIdentifier(self), tracking: tracking,
+      isolation: isolation)
     cells.append(cell)
     return cell
   }

@@ -4,13 +4,30 @@
 /// `Identifiable` elements, the element's `id`; and, for `Equatable` elements, the element as the
 /// child's input (so a parent re-run with a changed element re-runs that child once), otherwise
 /// no input (the child is kept unchanged while its key stays, and re-runs only for its own
-/// reads). The `Equatable` overloads are more constrained, so Swift picks them whenever they
-/// apply; there is no ambiguity to resolve at the call site.
+/// reads, or when its element is replaced by a new value with an identity). The `Equatable`
+/// overloads are more constrained, so Swift picks them whenever they apply; there is no ambiguity
+/// to resolve at the call site.
+///
+/// **Every run of a child sees its current element.** A child's first run gets the element this
+/// body just read. A later run, which may come without this body running (the child read a field
+/// of its element, and an in-place write changed it), gets the element under the child's id as
+/// `data` holds it then: `data` is an autoclosure, evaluated again without tracking (so the child
+/// does not depend on the collection). Pass the collection where it lives (`model.messages`,
+/// `store.rows`), not a copy taken earlier: a local `let rows = model.rows`, or a nested
+/// `forEach(section.rows, ...)` over an element of an outer `forEach`, is evaluated again as the
+/// copy it was (write `model.sections[id: section.id]?.rows ?? []` to read the live one).
 extension RenderContext {
   /// Declares one child per element, keyed by `id(element)` and named by `name(element)`. The
-  /// elements are not `Equatable`, so children get no input: a child is kept unchanged while its
-  /// key is declared, and re-runs only when something it read changes. Its future runs see the
-  /// latest element, because the latest body is stored.
+  /// elements are not `Equatable`, so this body passes no input to compare: a child is kept
+  /// unchanged while its key is declared, and re-runs when something it read changes. Each run
+  /// sees the current element (see the type's notes on `forEach`).
+  ///
+  /// One exception re-runs a kept child through this body: an element with an identity (an
+  /// `ObservableState` value, an optional or identified array of them, an `IdentityComparable`
+  /// value, or a class instance) replaced by a new value under the same id
+  /// (`rows[id: 7] = Row(id: 7)`). The child read the old value's fields through the old
+  /// value's registrar, which will never report the new value's changes, so it re-runs once,
+  /// after this body. Other elements (plain structs) never re-run a kept child through this body.
   ///
   /// ```swift
   /// list.forEach(model.tasks, id: \.uuid, name: { "Task[\($0.title)]" }) { task, row in
@@ -18,20 +35,23 @@ extension RenderContext {
   /// }
   /// ```
   ///
-  /// - Complexity: O(*n*) in the elements, with hashing when reconciled.
+  /// - Complexity: O(*n*) in the elements, with hashing when reconciled. A child's later run
+  ///   evaluates `data` once and finds its element in O(1) (at the position this body last
+  ///   declared it), or in O(*n*) if the collection changed shape without this body re-running.
   public func forEach<Data: RandomAccessCollection, ID: Hashable>(
-    _ data: Data,
-    id: (Data.Element) -> ID,
+    _ data: @autoclosure @escaping () -> Data,
+    id: @escaping (Data.Element) -> ID,
     name: (Data.Element) -> String,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) {
-    declareEach(data, id: id, name: name, input: { _ in nil }, body: body)
+    declareEach(data, id: id, name: name, input: identityInputMaker(for: Data.Element.self), body: body)
   }
 
   /// Declares one child per element, keyed by `id(element)` and named by `name(element)`, with
   /// the element as the child's input: when this body re-runs, a child whose element changed
   /// re-runs once, after this body (see `child(_:key:input:body:)` for what "changed" means;
-  /// `ObservableState` elements compare by identity).
+  /// `ObservableState` elements compare by identity). Each run sees the current element (see
+  /// the type's notes on `forEach`).
   ///
   /// ```swift
   /// list.forEach(model.names, id: { $0 }, name: { "Name[\($0)]" }) { name, row in
@@ -39,10 +59,11 @@ extension RenderContext {
   /// }
   /// ```
   ///
-  /// - Complexity: O(*n*) in the elements, with hashing when reconciled.
+  /// - Complexity: O(*n*) in the elements, with hashing when reconciled; a child's later run
+  ///   as in `forEach(_:id:name:body:)` without `Equatable`.
   public func forEach<Data: RandomAccessCollection, ID: Hashable>(
-    _ data: Data,
-    id: (Data.Element) -> ID,
+    _ data: @autoclosure @escaping () -> Data,
+    id: @escaping (Data.Element) -> ID,
     name: (Data.Element) -> String,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) where Data.Element: Equatable {
@@ -50,15 +71,23 @@ extension RenderContext {
   }
 
   /// Declares one child per `Identifiable` element, keyed by its `id` and named by
-  /// `name(element)`, without an input (see `forEach(_:id:name:body:)`).
+  /// `name(element)`, without an input (see `forEach(_:id:name:body:)`: a kept child re-runs for
+  /// its own reads, or once when its element, having an identity, is replaced by a new value).
   ///
-  /// - Complexity: O(*n*) in the elements, with hashing when reconciled.
+  /// ```swift
+  /// screen.forEach(model.messages, name: { "Message[\($0.id)]" }) { message, row in
+  ///   row.text(message.subject)   // re-runs, showing the new subject, when it changes in place
+  /// }
+  /// ```
+  ///
+  /// - Complexity: O(*n*) in the elements, with hashing when reconciled; a child's later run
+  ///   as in `forEach(_:id:name:body:)`.
   public func forEach<Data: RandomAccessCollection>(
-    _ data: Data,
+    _ data: @autoclosure @escaping () -> Data,
     name: (Data.Element) -> String,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) where Data.Element: Identifiable {
-    declareEach(data, id: { $0.id }, name: name, input: { _ in nil }, body: body)
+    declareEach(data, id: { $0.id }, name: name, input: identityInputMaker(for: Data.Element.self), body: body)
   }
 
   /// Declares one child per `Identifiable` element, keyed by its `id` and named by
@@ -66,37 +95,117 @@ extension RenderContext {
   ///
   /// ```swift
   /// list.forEach(model.state.rows, name: { "Row[\($0.id)]" }) { row, context in
-  ///   context.text("\(model.row(row.id)?.count ?? 0)")
+  ///   context.text("\(row.title): \(row.count)")
   /// }
   /// ```
   ///
   /// For `ObservableState` rows this means: a row replaced by a new value with the same id
   /// re-runs its child once; a row mutated in place does not re-run it through the parent (its
-  /// own registrar re-runs it if it read the field).
+  /// own registrar re-runs it if it read the field, and that run sees the row as it is now).
   ///
-  /// - Complexity: O(*n*) in the elements, with hashing when reconciled.
+  /// - Complexity: O(*n*) in the elements, with hashing when reconciled; a child's later run
+  ///   as in `forEach(_:id:name:body:)`.
   public func forEach<Data: RandomAccessCollection>(
-    _ data: Data,
+    _ data: @autoclosure @escaping () -> Data,
     name: (Data.Element) -> String,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) where Data.Element: Identifiable & Equatable {
     declareEach(data, id: { $0.id }, name: name, input: renderInputMaker(for: Data.Element.self), body: body)
   }
 
-  /// The one implementation behind the four overloads.
+  /// The one implementation behind the four overloads: evaluates `data` (recorded: this body
+  /// depends on the collection) and declares each element's child, which finds its element
+  /// again in `data` when it runs later.
   private func declareEach<Data: RandomAccessCollection, ID: Hashable>(
-    _ data: Data,
-    id: (Data.Element) -> ID,
+    _ data: @escaping () -> Data,
+    id: @escaping (Data.Element) -> ID,
     name: (Data.Element) -> String,
-    input: (Data.Element) -> (any RenderInput)?,
+    input: ((Data.Element) -> any RenderInput)?,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) {
     checkOpen("forEach")
-    reserveDeclarations(data.count)
-    for element in data {
-      declare(name(element), key: AnyHashable(id(element)), input: input(element)) { context in
-        body(element, context)
-      }
+    let elements = data()
+    reserveDeclarations(elements.count)
+    let source = ForEachSource(data: data, id: id, body: body)
+    var offset = 0
+    for element in elements {
+      let elementID = id(element)
+      declare(
+        name(element), key: AnyHashable(elementID), input: input?(element),
+        body: .element(ForEachChildBody(source: source, element: element, id: elementID, offset: offset)))
+      offset += 1
     }
   }
+}
+
+/// What the children of one `forEach` call share: how to evaluate the collection again, how to
+/// tell an element's id, and the body.
+internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
+  let data: () -> Data
+  let id: (Data.Element) -> ID
+  let body: (Data.Element, RenderContext) -> Void
+
+  init(
+    data: @escaping () -> Data, id: @escaping (Data.Element) -> ID,
+    body: @escaping (Data.Element, RenderContext) -> Void
+  ) {
+    self.data = data
+    self.id = id
+    self.body = body
+  }
+}
+
+/// The body of one `forEach` child: the shared source, and the child's element as last seen.
+internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable>: ElementBody {
+  private let source: ForEachSource<Data, ID>
+  private var element: Data.Element
+  private let id: ID
+  /// Where the declaring run found the element: where a later run looks first.
+  private let offset: Int
+
+  init(source: ForEachSource<Data, ID>, element: Data.Element, id: ID, offset: Int) {
+    self.source = source
+    self.element = element
+    self.id = id
+    self.offset = offset
+  }
+
+  /// Takes the element under this child's id from the collection as it is now; keeps the one it
+  /// has if the id is gone (the parent, about to run, disposes this child then).
+  ///
+  /// - Complexity: O(1) if the element is still where it was declared, O(*n*) otherwise.
+  override func refresh() {
+    let elements = source.data()
+    if offset < elements.count {
+      let candidate = elements[elements.index(elements.startIndex, offsetBy: offset)]
+      if source.id(candidate) == id {
+        element = candidate
+        return
+      }
+    }
+    if let position = elements.firstIndex(where: { source.id($0) == id }) {
+      element = elements[position]
+    }
+  }
+
+  override func run(_ context: RenderContext) {
+    source.body(element, context)
+  }
+}
+
+/// A child body bound to an element that can be read again: `ForEachChildBody` without its
+/// generic parameters, so that a node can hold any.
+internal class ElementBody {
+  /// Reads the element again from where the parent found it. Called before every run but the
+  /// first, outside any tracking.
+  func refresh() {}
+
+  /// Runs the body with the element.
+  func run(_ context: RenderContext) {}
+}
+
+/// What a child runs: a plain closure (`child`), or a body bound to an element (`forEach`).
+internal enum ChildBody {
+  case closure((RenderContext) -> Void)
+  case element(ElementBody)
 }

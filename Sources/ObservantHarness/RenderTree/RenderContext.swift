@@ -80,7 +80,7 @@ public final class RenderContext {
     body: @escaping (RenderContext) -> Void
   ) {
     checkOpen("child")
-    declare(name, key: key ?? AnyHashable(name), input: renderInputMaker(for: Input.self)(input), body: body)
+    declare(name, key: key ?? AnyHashable(name), input: renderInputMaker(for: Input.self)(input), body: .closure(body))
   }
 
   /// Declares a child without an input: this body never re-runs it. The child re-runs only when
@@ -98,14 +98,12 @@ public final class RenderContext {
   ///   - body: the child's body; its future runs use the latest one declared.
   public func child(_ name: String, key: AnyHashable? = nil, body: @escaping (RenderContext) -> Void) {
     checkOpen("child")
-    declare(name, key: key ?? AnyHashable(name), input: nil, body: body)
+    declare(name, key: key ?? AnyHashable(name), input: nil, body: .closure(body))
   }
 
   // MARK: Internals
 
-  internal func declare(
-    _ name: String, key: AnyHashable, input: (any RenderInput)?, body: @escaping (RenderContext) -> Void
-  ) {
+  internal func declare(_ name: String, key: AnyHashable, input: (any RenderInput)?, body: ChildBody) {
     declarations.append(ChildDeclaration(name: name, key: ChildKey(key), input: input, body: body))
   }
 

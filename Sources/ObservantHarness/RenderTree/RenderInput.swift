@@ -33,3 +33,13 @@ internal struct TypedRenderInput<Value>: RenderInput {
 internal func renderInputMaker<Value: Equatable>(for _: Value.Type) -> (Value) -> any RenderInput {
   { TypedRenderInput(value: $0) }
 }
+
+/// Makes inputs of type `Value` for children that get no input otherwise (a `forEach` over
+/// elements that are not `Equatable`), if `Value` has an identity to compare: an identity rule
+/// (`ObservableState`, optionals and collections of it, `IdentityComparable`), or a class
+/// reference (`===`). A kept child then re-runs when its element is a new value, whose registrar
+/// its reads never subscribed to. `nil` for other types: nothing to compare, the child is kept.
+internal func identityInputMaker<Value>(for _: Value.Type) -> ((Value) -> any RenderInput)? {
+  guard Value.self is any IdentityComparable.Type || Value.self is AnyObject.Type else { return nil }
+  return { TypedRenderInput(value: $0) }
+}

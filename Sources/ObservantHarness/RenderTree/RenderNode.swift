@@ -12,8 +12,11 @@ internal final class RenderNode: RenderBody {
   let creationOrder: Int
   unowned let tree: RenderTree
 
-  /// The closure the next run calls: the latest one the parent declared.
-  private var body: (RenderContext) -> Void
+  /// What the next run calls: the latest body the parent declared.
+  private var body: ChildBody
+  /// Whether the element of a `forEach` body was read again for the coming run, outside the
+  /// tracking's recording (see `prepareRun()`).
+  private var isPrepared = false
   /// The input the parent passed last, or `nil` if it passes none.
   private var input: (any RenderInput)?
   private var subscription: (any RenderSubscription)?
@@ -31,8 +34,7 @@ internal final class RenderNode: RenderBody {
   private var declaringRun = 0
 
   init(
-    name: String, key: ChildKey, input: (any RenderInput)?,
-    body: @escaping (RenderContext) -> Void, tree: RenderTree
+    name: String, key: ChildKey, input: (any RenderInput)?, body: ChildBody, tree: RenderTree
   ) {
     self.name = name
     self.key = key
@@ -44,7 +46,7 @@ internal final class RenderNode: RenderBody {
 
   /// Subscribes the node with the tree's tracking, which runs the body now.
   func start() {
-    subscription = tree.tracking.track(self)
+    subscription = tree.tracking.track(self, isolation: tree.isolation)
   }
 
   /// Cancels this node's subscription and its subtree's; none of them runs again.
@@ -74,13 +76,29 @@ internal final class RenderNode: RenderBody {
 
   // MARK: Running
 
+  /// Reads the element of a `forEach` body again, for a run about to start: every run but the
+  /// first (whose element the parent has just read) sees the element as the collection holds it
+  /// now, also when the parent did not run (an in-place write re-ran this node through its own
+  /// reads). Not recorded: the node must not depend on the collection. A tracking whose recording
+  /// could see these reads calls it before recording (Apple's); otherwise `run()` does.
+  func prepareRun() {
+    guard runCount > 0, case .element(let element) = body else { return }
+    withoutTracking { element.refresh() }
+    isPrepared = true
+  }
+
   /// One run of the body, inside the tracking's recording; `finishRun()` follows, outside it.
   func run() {
+    if !isPrepared { prepareRun() }
+    isPrepared = false
     runCount += 1
     tree.bodyWillRun(name, causes: subscription?.lastRunCauses ?? [])
     output = nil
     let context = RenderContext(node: self)
-    body(context)
+    switch body {
+    case .closure(let body): body(context)
+    case .element(let body): body.run(context)
+    }
     declarations = context.close()
   }
 
@@ -175,5 +193,5 @@ internal struct ChildDeclaration {
   let name: String
   let key: ChildKey
   let input: (any RenderInput)?
-  let body: (RenderContext) -> Void
+  let body: ChildBody
 }

@@ -25,6 +25,13 @@ import Observant
 /// the thread a test runs on). Call `step` outside any `transaction { }` and outside bodies:
 /// bodies re-run when the outermost transaction (or step of the tracking) ends.
 ///
+/// A tree belongs to the isolation it was created in, like a `Reaction`: one created on the main
+/// actor runs its bodies only on the main actor. A write on another thread that reaches what a
+/// body read (a background thread writing a copy of a `@MainActor` store's state, whose copies
+/// share registrars) does not run the body on that thread: under ``ReactionTracking`` the re-run
+/// is handed to the main actor's next turn. A tree created outside any actor re-runs a body on
+/// the thread whose transaction dirtied it.
+///
 /// - Complexity: Building a tree runs every body once. A step costs what its bodies cost, plus
 ///   reconciliation, O(*n*) with hashing in the children of each parent that re-ran; nodes that
 ///   did not run cost nothing.
@@ -32,6 +39,8 @@ public final class RenderTree {
   /// What decides when bodies re-run: ``ReactionTracking`` unless the initializer was given
   /// another.
   public let tracking: any RenderTracking
+  /// The actor the tree was created on (`nil` outside any actor): its bodies run only there.
+  internal let isolation: (any Actor)?
   private var root: RenderNode?
   /// Live nodes by name, for `output(of:)` and `runCount(of:)` without walking the tree.
   internal var names = NodeNameIndex()
@@ -64,15 +73,18 @@ public final class RenderTree {
   ///   - rootName: the root node's name in the log.
   ///   - tracking: how bodies learn what they read and when they re-run: Observant reactions by
   ///     default, or ``AppleObservationTracking``, or a tracking shared with a ``CellPool``.
+  ///   - isolation: the actor the bodies belong to: the caller's (`#isolation`).
   ///   - body: the root body; it runs whenever something it read changes.
   public init(
     _ rootName: String = "Root", tracking: any RenderTracking = ReactionTracking(),
+    isolation: isolated (any Actor)? = #isolation,
     body: @escaping (RenderContext) -> Void
   ) {
     self.tracking = tracking
+    self.isolation = isolation
     openStep = OpenStep(name: "initial")
     let root = RenderNode(
-      name: rootName, key: ChildKey(rootName), input: nil, body: body, tree: self)
+      name: rootName, key: ChildKey(rootName), input: nil, body: .closure(body), tree: self)
     self.root = root
     names.insert(root)
     root.start()

@@ -141,6 +141,10 @@ internal final class AppleTrackedBody: RenderSubscription {
     guard let body else { return }
     generation &+= 1
     let firing = Firing(body: self, generation: generation)
+    // A `forEach` child reads its element again before its run, where Apple's tracking cannot
+    // see it: nested scopes of Apple's tracking merge into the enclosing one, so reads cannot be
+    // hidden inside it, and the child must not depend on the whole collection.
+    (body as? RenderNode)?.prepareRun()
     withObservationTracking {
       body.run()
     } onChange: {

@@ -38,11 +38,25 @@ public struct ReactionTracking: RenderTracking {
   }
 
   /// Creates the body's `Reaction` (`ownedByParent: false`: the tree and the pool manage the
-  /// lifetimes), which runs it now.
+  /// lifetimes), which runs it now, belonging to no actor: it re-runs on the thread whose
+  /// transaction dirtied it. Trees and pools call ``track(_:isolation:)`` instead.
   ///
   /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
   public func track(_ body: any RenderBody) -> any RenderSubscription {
-    Reaction(body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses) {
+    track(body, isolation: nil)
+  }
+
+  /// Creates the body's `Reaction`, belonging to `isolation`, and runs it now. A reaction of the
+  /// main actor re-runs only on the main actor: a write on another thread (to a copy of the
+  /// state it read, say, which shares its registrars) hands the re-run to the main actor's next
+  /// turn instead of running the body on the writing thread. Outside any actor (`nil`), it
+  /// re-runs on the thread whose transaction dirtied it.
+  ///
+  /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
+  public func track(_ body: any RenderBody, isolation: (any Actor)?) -> any RenderSubscription {
+    Reaction(
+      body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses, isolation: isolation
+    ) {
       [unowned body] in
       body.run()
       // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not

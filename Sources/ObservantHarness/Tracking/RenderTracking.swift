@@ -39,6 +39,13 @@ public protocol RenderTracking {
   /// owning it), and cancels the subscription before letting it go.
   func track(_ body: any RenderBody) -> any RenderSubscription
 
+  /// ``track(_:)`` for a body that belongs to `isolation`: the actor the tree or pool was created
+  /// on, or `nil` outside any actor. A tracking that can run bodies on other threads keeps every
+  /// later run on that actor (``ReactionTracking`` hands a run dirtied by a write on another
+  /// thread to the actor). The default calls ``track(_:)``: for trackings whose bodies run only
+  /// where the step runs.
+  func track(_ body: any RenderBody, isolation: (any Actor)?) -> any RenderSubscription
+
   /// Applies one step's `mutation`; the bodies it made dirty have run when this returns (also
   /// when `mutation` throws). Steps may nest; the outermost one runs the bodies.
   func step(_ mutation: () throws -> Void) rethrows
@@ -47,6 +54,13 @@ public protocol RenderTracking {
   /// them at the write has none (``ReactionTracking``). ``RenderTree/step(_:_:)`` calls it before
   /// the step begins, so that such runs are logged as ``RenderTree/betweenStepsName``.
   func runPendingBodies()
+}
+
+extension RenderTracking {
+  /// Calls ``track(_:)``: the tracking runs bodies only where its steps run.
+  public func track(_ body: any RenderBody, isolation: (any Actor)?) -> any RenderSubscription {
+    track(body)
+  }
 }
 
 /// A body as a ``RenderTracking`` runs it: a node of a ``RenderTree`` or a bound ``Cell``.

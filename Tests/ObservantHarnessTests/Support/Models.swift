@@ -127,3 +127,29 @@ final class Catalog: Trackable, @unchecked Sendable {
     items = ids.map { Item(id: $0, label: "item \($0)") }
   }
 }
+
+/// A message with its own registrar that is not `Equatable`: a `forEach` over messages passes
+/// its children no input, and a child showing `title` re-runs through the message's registrar.
+struct Message: ObservableState, Identifiable {
+  var registrar = StateRegistrar<Self>()
+  let id: Int
+
+  private var _title: StateField<String>
+  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
+
+  init(id: Int, title: String) {
+    self.id = id
+    _title = StateField(title)
+  }
+}
+
+/// Messages held by a Trackable class, mutated in place: an in-place edit of a message's title
+/// notifies only the message's readers, not the readers of `messages`.
+final class Inbox: Trackable, @unchecked Sendable {
+  let trackingRegistrar = TrackingRegistrar()
+  @Tracked var messages: IdentifiedArrayOf<Message>
+
+  init(ids: some Sequence<Int>) {
+    messages = IdentifiedArrayOf(uniqueElements: ids.map { Message(id: $0, title: "r\($0)") })
+  }
+}
