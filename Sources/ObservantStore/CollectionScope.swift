@@ -96,6 +96,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   /// - Complexity: O(*n*) in the ids when they are copied (once per change of the ids), else O(1).
   func noteSnapshot(of elements: IdentifiedArray<ID, ElementState>) {
     guard knownIDs == nil, isValid, elements.idsVersion == lastIDsVersion else { return }
+    // Copied element by element into a new buffer (`ContiguousArray(elements.ids.elements)` would
+    // share the set's own).
     knownIDs = ContiguousArray(elements.ids)
   }
 
@@ -269,6 +271,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     parent.removeDependent(self, for: keyPath)
     let cores = elements.values.compactMap { $0.core }
     elements = [:]
+    knownIDs = nil
     for core in cores { core.invalidate() }
     stores?.forgetAll()
   }

@@ -403,12 +403,14 @@ struct InPlaceStorageTests {
     }
     let (ids, elements) = (idsBuffer(store), rowsBuffer(store))
     #expect(ids != nil && elements != nil)
-    store.send(.addRow(id: 4))
-    store.send(.row(id: 4, action: .rename("four")))
-    store.send(.addRow(id: 5))
+    // Checked after every action (a buffer copied once and freed later could be reallocated at
+    // the address it had).
+    for action in [HolderFeature.Action.addRow(id: 4), .row(id: 4, action: .rename("four")), .addRow(id: 5)] {
+      store.send(action)
+      #expect(idsBuffer(store) == ids, "\(action): the scope's copy of the ids is its own")
+      #expect(rowsBuffer(store) == elements, "\(action)")
+    }
     #expect(list.runCount == 4)
-    #expect(idsBuffer(store) == ids, "the scope's copy of the ids is its own")
-    #expect(rowsBuffer(store) == elements)
   }
 
   // MARK: What invalid stores show (unchanged: the last state read or committed)
