@@ -26,6 +26,12 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   weak var stores: CollectionStores<ParentState, ParentAction, ID, ElementState, ElementAction>?
   private var lastStructuralVersion: UInt64 = 0
   private var lastIDsVersion: UInt64 = 0
+  /// The ids at `lastIDsVersion`, in order, when known: copied when a collection of them is made
+  /// (`noteSnapshot`), kept while commits leave the ids as they are, forgotten when they change.
+  /// With them, a commit that rebuilt the array (whose versions are all new) can tell whether the
+  /// ids changed, and which went away. In storage of their own: sharing the array's would make the
+  /// reducer's next in-place insertion or removal copy the array's ids.
+  private var knownIDs: ContiguousArray<ID>?
   private var observer: ChangeObserver?
   /// The ids slot: callers of `scope(state:action:)` depend on it; it notifies when the ids or
   /// their order change. Made on the first tracked read.
@@ -82,6 +88,33 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     let registrar = self.registrar ?? TrackingRegistrar()
     self.registrar = registrar
     registrar.access(Self.idsField)
+  }
+
+  /// A collection of `elements` is handed out: keeps a copy of their ids (see `knownIDs`), if they
+  /// are the ids of the last commit and none is kept yet.
+  ///
+  /// - Complexity: O(*n*) in the ids when they are copied (once per change of the ids), else O(1).
+  func noteSnapshot(of elements: IdentifiedArray<ID, ElementState>) {
+    guard knownIDs == nil, isValid, elements.idsVersion == lastIDsVersion else { return }
+    // Copied element by element into a new buffer (`ContiguousArray(elements.ids.elements)` would
+    // share the set's own).
+    knownIDs = ContiguousArray(elements.ids)
+  }
+
+  /// Whether the ids of `elements` are the ids of the last commit: by version, or else (a rebuilt
+  /// array, or ids changed and changed back) by comparing them with `knownIDs`. `false` when that
+  /// cannot be told.
+  ///
+  /// - Complexity: O(1) when the versions match or the counts differ, otherwise O(*n*).
+  private func hasKnownIDs(_ elements: IdentifiedArray<ID, ElementState>) -> Bool {
+    if elements.idsVersion == lastIDsVersion { return true }
+    guard let knownIDs, knownIDs.count == elements.count else { return false }
+    return knownIDs.elementsEqual(elements.ids)
+  }
+
+  /// The ids of the last commit that `elements` no longer holds; `nil` when they are not known.
+  private func idsGone(from elements: IdentifiedArray<ID, ElementState>) -> Set<ID>? {
+    knownIDs.map { Set($0.lazy.filter { elements.index(id: $0) == nil }) }
   }
 
   /// The current element with `id`, navigated from the root without recording; `nil` if absent.
@@ -144,16 +177,20 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   // MARK: Element stores
 
   /// How a snapshot's position for `id`, showing `shown`, taken at removal epoch `epoch`, relates
-  /// to the current state: the row it showed is still there (maybe changed or replaced by a new
-  /// value in place), or it is gone (removed at a commit since, even if the id is back).
+  /// to the current state: the row it showed is still there (maybe changed, or replaced by a new
+  /// value with the same id, in place or by rebuilding the array), or it is gone (removed at a
+  /// commit since, even if the id is back).
+  ///
+  /// When the removal log cannot tell (the snapshot is older than its window), the answer is
+  /// conservative: the same instance (`ObservableState` rows) is the same row; anything else,
+  /// including every plain row, is taken for gone.
   func resolve(_ id: ID, showing shown: ElementState, since epoch: Int) -> ElementState? {
     guard let current = currentElement(id) else { return nil }
     switch removals.wasRemoved(id, since: epoch) {
     case false?: return current
     case true?: return nil
     case nil:
-      // Older than the record: the same instance is the same row; a new one is taken for new.
-      guard let before = instanceIdentity(of: shown), let now = instanceIdentity(of: current) else { return current }
+      guard let before = instanceIdentity(of: shown), let now = instanceIdentity(of: current) else { return nil }
       return before == now ? current : nil
     }
   }
@@ -179,7 +216,9 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
 
   /// The array's structure changed (or its slot was replaced, or the parent's state): examine the
   /// stores of removed and replaced elements only, when the journal can tell which; otherwise
-  /// every element store. Tell the callers of `scope` if the ids changed.
+  /// (a rebuilt array) every element store. Tell the callers of `scope` if the ids changed: a
+  /// rebuilt array with the same ids in the same order is not a change of the ids (its rows are
+  /// replaced by new values with the same ids, which their stores tell their own readers).
   func examine() -> Int {
     guard isValid, let observer else { return 0 }
     guard let parentState = parent.presentState else {
@@ -187,14 +226,11 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       return 1
     }
     let elements = observer.track { path.value(in: parentState) }
-    defer {
-      lastStructuralVersion = elements.structuralVersion
-      lastIDsVersion = elements.idsVersion
-    }
-    if elements.idsVersion != lastIDsVersion {
+    guard elements.structuralVersion != lastStructuralVersion else { return 1 }
+    let sameIDs = hasKnownIDs(elements)
+    if !sameIDs {
       registrar?.notifyChange(of: Self.idsField)
     }
-    guard elements.structuralVersion != lastStructuralVersion else { return 1 }
     var examined = 1
     if let changes = elements.structuralChanges(since: lastStructuralVersion) {
       removals.record(Set(changes.removed.lazy.filter { elements.index(id: $0) == nil }))
@@ -203,10 +239,15 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
         examined += examineElement(id, in: elements)
       }
     } else {
-      removals.record(nil)
+      // Which ids went away is known from the ids of the last commit, when they were kept; a
+      // snapshot asking about a row of an id that was gone (also if it is back) is told so.
+      removals.record(sameIDs ? [] : idsGone(from: elements))
       for id in Array(self.elements.keys) { examined += examineElement(id, in: elements) }
       startJournal(elements)
     }
+    lastStructuralVersion = elements.structuralVersion
+    lastIDsVersion = elements.idsVersion
+    if !sameIDs { knownIDs = nil }
     return examined
   }
 
@@ -230,6 +271,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     parent.removeDependent(self, for: keyPath)
     let cores = elements.values.compactMap { $0.core }
     elements = [:]
+    knownIDs = nil
     for core in cores { core.invalidate() }
     stores?.forgetAll()
   }

@@ -3,7 +3,10 @@
 /// back under the same id.
 ///
 /// Epochs count the commits that changed the array's structure; a snapshot remembers the epoch it
-/// was taken at. The log keeps a bounded window of commits; older questions answer `nil`.
+/// was taken at. The log keeps a bounded window of commits; older questions answer `nil`, and so
+/// do questions about a commit that could not tell what it removed (an array rebuilt when the
+/// scope had not kept the ids before it; see `CollectionScope.knownIDs`). An id removed and added
+/// back within one commit is not recorded: like a row replaced by a new value, it is still there.
 internal struct RemovalLog<ID: Hashable> {
   /// How many commits that removed ids (or whose removals are unknown) are kept.
   static var capacity: Int { 64 }

@@ -250,18 +250,16 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       switch leaf {
       case .send(let action):
         queue.append(action)
-      case .run(let start):
-        startTask(start)
+      case .run(let run):
+        startTask(run)
       }
     }
   }
 
   @usableFromInline
-  final func startTask(
-    _ start: @Sendable (_ send: @escaping @MainActor @Sendable (Action) -> Void) -> Task<Void, Never>
-  ) {
+  final func startTask(_ run: EffectRun<Action>) {
     tasks.start {
-      start { [weak self] action in self?.process(action) }
+      run.start(sending: { [weak self] action in self?.process(action) })
     }
   }
 

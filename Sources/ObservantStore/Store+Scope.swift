@@ -98,17 +98,29 @@ extension Store {
   ///
   /// The collection is a snapshot of the ids at this moment (so its indices stay valid while a
   /// view uses it); element stores are created only when accessed and are cached by id. The
-  /// caller depends on the ids (inside a tracking scope it re-runs when rows are added, removed
-  /// or moved) — not on the rows' fields, and not on a row replaced by a new value with the same
-  /// id (that row's store tells its own readers).
+  /// caller depends on the ids alone (inside a tracking scope it re-runs when rows are added,
+  /// removed or moved) — not on the rows' fields, and not on a row replaced by a new value with
+  /// the same id (that row's store tells its own readers). That holds however the array is
+  /// written: rebuilt wholesale with new rows under the same ids in the same order
+  /// (`state.rows = IdentifiedArray(uniqueElements: ids.map { Row(id: $0) })`), or this store's
+  /// whole state replaced by one whose array has the same ids (`state = State(rows: ...)`), the
+  /// caller does not re-run; each row's store tells its readers that its row is a new value. Ids
+  /// removed and added back, or moved and moved back, within one action count as unchanged.
   ///
   /// At each commit that changes the array's structure, only the stores of removed or replaced
   /// elements are examined (through the array's structural journal, which the scope starts when
-  /// the path from the root to the array is writable; otherwise every cached store is examined).
-  /// A store whose element is gone becomes invalid; a store whose element was replaced by a new
-  /// value with the same id tells its readers.
+  /// the path from the root to the array is writable; otherwise, and when the array was rebuilt,
+  /// every cached store is examined). A store whose element is gone becomes invalid; a store whose
+  /// element was replaced by a new value with the same id tells its readers.
   ///
-  /// - Complexity: O(1) to create the collection; O(1) per element store once cached.
+  /// To tell a rebuilt array's ids from the ones before, the scope keeps a copy of the ids when it
+  /// hands out a collection after they changed (in storage of its own, so the reducer still
+  /// inserts and removes rows in place): O(*n*) once per change of the ids, and one id per row of
+  /// memory. Comparing them costs O(*n*) at a commit that rebuilt the array, or that kept the
+  /// number of rows but changed their ids or order.
+  ///
+  /// - Complexity: O(1) to create the collection, plus the copy of the ids above after they
+  ///   changed; O(1) per element store once cached.
   @inlinable @inline(__always)
   public func scope<ID: Hashable, ElementState, ElementAction>(
     state keyPath: consuming KeyPath<State, IdentifiedArray<ID, ElementState>>,
@@ -150,11 +162,13 @@ extension Store {
       let elements = withoutTracking { core.lastKnownState[keyPath: keyPath] }
       return StoreCollection(elements: elements, epoch: epoch, stores: stores)
     }
-    // The caller depends on the ids (the scope's slot) and on this store's identity.
+    // The caller depends on the ids alone (the scope's slot, under this store's guard): not on
+    // this store's identity. A commit that replaces this store's state examines the scope, which
+    // tells the caller if the new state's ids differ.
     let state = core.currentState
-    core.recordIdentityRead(of: state)
     if isTrackingAccesses { withTrackingGuard(core.guardForReads) { stores.scope.recordIDsRead() } }
     let elements = withoutTracking { state[keyPath: keyPath] }
+    stores.scope.noteSnapshot(of: elements)
     return StoreCollection(elements: elements, epoch: epoch, stores: stores)
   }
 }

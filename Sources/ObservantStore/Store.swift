@@ -32,6 +32,21 @@ import Observant
 /// value, `send` is dropped and reported to `diagnostics`, reads record nothing (so nothing re-runs
 /// because of it), and the parent's cache forgets it (the same id later gets a new store). A store
 /// scoped from an invalid store is invalid from the start.
+///
+/// **What showing the last state costs.** The state of a row, an optional child or an enum case
+/// disappears inside the reducer, where nothing can take a copy of it; so such a store, and every
+/// store scoped below one, keeps a copy of the last state read through it or committed to it, to
+/// answer state reads once invalid. The copy shares the storage of the collections inside that
+/// state: the reducer's next in-place change of one of them (`state.rows[id: 1]?.tags.append(x)`)
+/// copies that collection, O(its size), once after each read of the store (never the rows array
+/// around the row: the store keeps the row, not the array). An enum that is not
+/// `IdentityComparable` reports every write to its payload, and the commit hands the case store
+/// its new state, so there the copy comes after every such action. A child store of
+/// `ObservableState` reached from the root through child scopes only never becomes invalid and
+/// keeps no copy: keep a large collection that changes often in such child state, read through
+/// its own store, rather than inside a row, an optional child or an enum payload. (Plain child
+/// state is kept too: a commit compares it with the state before.) (A ``StoreCollection`` kept across actions holds a copy
+/// of the rows array, with a cost of its own: see there.)
 @MainActor
 @dynamicMemberLookup
 public final class Store<State, Action> {
@@ -95,7 +110,9 @@ public final class Store<State, Action> {
   // MARK: Reading
 
   /// The current state; once the store is invalid, the last state it read or committed before
-  /// its state disappeared (what a view showing it last displayed).
+  /// its state disappeared (what a view showing it last displayed). Keeping that state costs a
+  /// copy of the collections in it that the reducer changes in place (see "What showing the last
+  /// state costs" in the type's documentation).
   ///
   /// Inside a tracking scope this records the store's identity slot. Reads made later on the
   /// returned value are the value's own: to read through the store, so that the reads stop

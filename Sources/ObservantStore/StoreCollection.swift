@@ -12,6 +12,23 @@ import Observant
 /// id has been added since (the snapshot's row is still gone). Positions outside the snapshot are
 /// out of bounds, as for any collection (a clear message, also in release builds); `store(at:)`
 /// returns `nil` for them instead.
+///
+/// A row changed since, or replaced by a new value with the same id (in place, or by rebuilding
+/// the array with the same id in it), is still the snapshot's row: its position returns the row's
+/// store, valid, showing the current row. The scope remembers which ids the last 64 commits that
+/// removed rows took away; a snapshot older than that cannot be answered exactly, and is answered
+/// conservatively: a position whose id is present returns a valid store only when the row is the
+/// very instance the snapshot holds (an `ObservableState` row, changed in place at most), and an
+/// invalid store showing the snapshot's row otherwise (every plain row). Make a new collection
+/// after actions rather than keeping an old one.
+///
+/// **Copies.** The collection holds a copy of the array: the rows it shows at positions whose row
+/// is gone. While it is kept, it shares the array's storage, so the reducer's next in-place change
+/// of a row (or insertion or removal of one) copies the whole array, O(*n*), once. A body that
+/// makes a collection and lets it go when it returns costs nothing; a view that keeps it across
+/// actions (SwiftUI's `ForEach` keeps its data, a table's data source may store it) costs one copy
+/// of the array per collection kept. In code of your own, don't keep a collection across
+/// actions: scope again when you need one (O(1), the same cached stores).
 public struct StoreCollection<ID: Hashable, ElementState, ElementAction>: RandomAccessCollection {
   private let elements: IdentifiedArray<ID, ElementState>
   /// The collection scope's removal epoch when the snapshot was taken.

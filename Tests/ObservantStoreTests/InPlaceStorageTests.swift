@@ -92,7 +92,9 @@ enum HolderFeature {
       _modify { yield &self[tracking: \._destination] }
     }
     init(rows: some Sequence<Int> = 1...3) {
-      _rows = StateField(IdentifiedArray(uniqueElements: rows.map { NumbersFeature.State(id: $0, title: "row \($0)") }))
+      var array = IdentifiedArray(uniqueElements: rows.map { NumbersFeature.State(id: $0, title: "row \($0)") })
+      array.reserveCapacity(100)  // room to append rows in place
+      _rows = StateField(array)
     }
   }
 
@@ -103,6 +105,7 @@ enum HolderFeature {
     case destination(NumbersFeature.Action)
     /// Appends to row 1, the child, the optional child and the enum payload, in place.
     case appendEverywhere
+    case addRow(id: Int)
     case removeRow(id: Int)
     case replaceRows
     case dismissOptionalChild
@@ -127,6 +130,8 @@ enum HolderFeature {
       state.child.numbers.append(-1)
       state.optionalChild?.numbers.append(-1)
       state.destination?.numbers?.numbers.append(-1)
+    case .addRow(let id):
+      state.rows.append(NumbersFeature.State(id: id, title: "row \(id)", count: 0))
     case .removeRow(let id):
       state.rows.remove(id: id)
     case .replaceRows:
@@ -143,6 +148,18 @@ enum HolderFeature {
 /// The address of `numbers`' buffer.
 private func buffer(_ numbers: [Int]) -> UnsafeRawPointer? {
   numbers.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+}
+
+/// The address of the buffer of the rows array's elements in `store`'s state.
+@MainActor
+private func rowsBuffer(_ store: Store<HolderFeature.State, HolderFeature.Action>) -> UnsafeRawPointer? {
+  withoutTracking { store.state.rows.elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+}
+
+/// The address of the buffer of the rows array's ids in `store`'s state.
+@MainActor
+private func idsBuffer(_ store: Store<HolderFeature.State, HolderFeature.Action>) -> UnsafeRawPointer? {
+  withoutTracking { store.state.rows.ids.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil }
 }
 
 @MainActor
@@ -277,6 +294,123 @@ struct InPlaceStorageTests {
       #expect(child.withState { $0.title } == expected)
       #expect(child.state.title == expected)
     }
+  }
+
+  // MARK: What keeping the last state costs (the Store article's "Copies")
+
+  /// Reads through a store that keeps its state, then lets the reducer append in place twice: the
+  /// first append copies `live`'s buffer (the store's copy shares it), the second does not
+  /// (nothing was read since); after another read, the next append copies it again. The rows
+  /// array's buffer never moves.
+  private func expectCopiedOncePerRead(
+    _ store: Holder, read: () -> Int, send: () -> Void, live: () -> [Int],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let rows = rowsBuffer(store)
+    var count = live().count
+    for _ in 0..<2 {
+      #expect(read() == count, sourceLocation: sourceLocation)
+      let before = buffer(live())
+      send()
+      count += 1
+      let copied = buffer(live())
+      #expect(copied != before, "the first in-place append after a read copies the array", sourceLocation: sourceLocation)
+      send()
+      count += 1
+      #expect(buffer(live()) == copied, "nothing read since: appended in place", sourceLocation: sourceLocation)
+    }
+    #expect(read() == count, sourceLocation: sourceLocation)
+    #expect(rowsBuffer(store) == rows, "the rows array is never copied", sourceLocation: sourceLocation)
+  }
+
+  @Test("a row store that was read: the next in-place append to an array in the row copies that array, once per read")
+  func rowStoreCopiesOncePerRead() {
+    let store = makeStore()
+    let row = store.scope(state: \.rows, action: HolderFeature.Action.row)[0]
+    expectCopiedOncePerRead(
+      store, read: { row.numbers.count }, send: { row.send(.append) }, live: { store.rows[id: 1]!.numbers })
+  }
+
+  @Test("an optional child store that was read: the next in-place append copies the child's array, once per read")
+  func optionalChildStoreCopiesOncePerRead() {
+    let store = makeStore()
+    let child = store.scope(state: \.optionalChild, action: HolderFeature.Action.optionalChild)!
+    expectCopiedOncePerRead(
+      store, read: { child.numbers.count }, send: { child.send(.append) }, live: { store.optionalChild!.numbers })
+  }
+
+  @Test(
+    "an enum-case store: the enum's slot reports every write, so each in-place append to the payload's array copies it")
+  func enumCaseStoreCopiesPerAction() {
+    let store = makeStore()
+    let live = { store.destination!.numbers!.numbers }
+    // No case store: in place.
+    expectInPlace(
+      store, read: { store.destination!.numbers!.numbers.count }, send: { store.send(.destination(.append)) },
+      live: live)
+    let payload = store.scope(state: \.destination?.numbers, action: HolderFeature.Action.destination)!
+    var count = payload.numbers.count
+    let rows = rowsBuffer(store)
+    for _ in 0..<3 {
+      let before = buffer(live())
+      payload.send(.append)
+      count += 1
+      // The enum (not IdentityComparable) reports the write; the commit hands the case store the
+      // new state, which it keeps.
+      #expect(buffer(live()) != before, "the case store keeps the state each commit hands it")
+    }
+    #expect(payload.numbers.count == count)
+    #expect(rowsBuffer(store) == rows)
+  }
+
+  @Test("a child store of a row store that was read: the next in-place append copies the array, once per read")
+  func childOfRowCopiesOncePerRead() {
+    let store = makeStore()
+    let row = store.scope(state: \.rows, action: HolderFeature.Action.row)[0]
+    let child = row.scope(state: \.self, action: { $0 })
+    expectCopiedOncePerRead(
+      store, read: { child.numbers.count }, send: { child.send(.append) }, live: { store.rows[id: 1]!.numbers })
+  }
+
+  @Test(
+    "a StoreCollection kept across actions: the next in-place change of a row copies the rows array, once; one let go of costs nothing"
+  )
+  func keptStoreCollection() {
+    let store = makeStore()
+    var kept: StoreCollection<Int, NumbersFeature.State, NumbersFeature.Action>? =
+      store.scope(state: \.rows, action: HolderFeature.Action.row)
+    let before = rowsBuffer(store)
+    store.send(.row(id: 2, action: .rename("two")))
+    let copied = rowsBuffer(store)
+    #expect(copied != before, "the collection's copy of the array shares its buffer: the change copies it")
+    store.send(.row(id: 2, action: .rename("2")))
+    #expect(rowsBuffer(store) == copied, "once")
+    #expect(kept?.count == 3)
+    kept = nil
+    // A collection used and let go of, as a body does.
+    let titles = store.scope(state: \.rows, action: HolderFeature.Action.row).map { $0.title }
+    #expect(titles == ["row 1", "2", "row 3"])
+    store.send(.row(id: 2, action: .rename("two")))
+    #expect(rowsBuffer(store) == copied)
+  }
+
+  @Test("a list that reads the collection: rows appended and changed in place, ids and elements alike")
+  func renderedListAppendsInPlace() {
+    let store = makeStore()
+    let list = Reaction("List") {
+      let rows = store.scope(state: \.rows, action: HolderFeature.Action.row)
+      _ = rows.map(\.title)
+    }
+    let (ids, elements) = (idsBuffer(store), rowsBuffer(store))
+    #expect(ids != nil && elements != nil)
+    // Checked after every action (a buffer copied once and freed later could be reallocated at
+    // the address it had).
+    for action in [HolderFeature.Action.addRow(id: 4), .row(id: 4, action: .rename("four")), .addRow(id: 5)] {
+      store.send(action)
+      #expect(idsBuffer(store) == ids, "\(action): the scope's copy of the ids is its own")
+      #expect(rowsBuffer(store) == elements, "\(action)")
+    }
+    #expect(list.runCount == 4)
   }
 
   // MARK: What invalid stores show (unchanged: the last state read or committed)

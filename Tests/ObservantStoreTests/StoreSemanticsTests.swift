@@ -448,4 +448,26 @@ struct StoreStopTests {
       }
     }
   }
+
+  @Test("Effect.map chained 100,000 times on a .run effect runs, sends back and is released with no stack overflow")
+  func deeplyChainedMap() async {
+    await #expect(processExitsWith: .success) {
+      let store = await MainActor.run {
+        Store<CounterFeature.State, CounterFeature.Action>(initialState: CounterFeature.State()) { state, action in
+          _ = CounterFeature.reduce(&state, action)
+          guard action == .reset else { return .none }
+          var effect = Effect<CounterFeature.Action>.run { send in await send(.increment) }
+          for _ in 0..<100_000 { effect = effect.map { $0 } }
+          return effect
+        }
+      }
+      await store.send(.reset)
+      var count = 0
+      for _ in 0..<100_000 where count == 0 {
+        await Task.yield()
+        count = await MainActor.run { store.count }
+      }
+      guard count == 1 else { fatalError("count \(count)") }
+    }
+  }
 }

@@ -219,6 +219,32 @@ struct StoreTests {
     #expect(store.log == ["start", "follow", "fetched 42"])
   }
 
+  @Test("Effect.map on a .run effect applies the maps in order to every action sent back; maps of one effect branch")
+  func mappedRunEffect() async {
+    enum Feature {
+      enum Action: Sendable { case start, value(Int) }
+      static func reduce(_ state: inout [Int], _ action: Action) -> Effect<Action> {
+        switch action {
+        case .start:
+          let base = Effect<Int>.run { send in
+            await send(1)
+            await send(2)
+          }
+          let tens = base.map { $0 * 10 }
+          return .merge(tens.map { $0 + 1 }.map(Action.value), tens.map { -$0 }.map(Action.value))
+        case .value(let value):
+          state.append(value)
+          return .none
+        }
+      }
+    }
+    let store = Store(initialState: [Int](), reducer: Feature.reduce)
+    store.send(.start)
+    for _ in 0..<1000 where store.state.count < 4 { await Task.yield() }
+    #expect(store.state.sorted() == [-20, -10, 11, 21])
+    #expect(store.state.filter { $0 > 0 } == [11, 21])
+  }
+
   @Test("a send from a reaction while the store is busy is queued, not nested")
   func reentrantSendFromReaction() {
     let store = Store(initialState: CounterFeature.State(), reducer: CounterFeature.reduce)
