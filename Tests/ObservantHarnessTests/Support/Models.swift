@@ -135,7 +135,10 @@ struct Message: ObservableState, Identifiable {
   let id: Int
 
   private var _title: StateField<String>
-  var title: String { get { registrar.read(_title) } set { registrar.write(&_title, newValue) } }
+  var title: String {
+    get { registrar.read(_title) }
+    set { registrar.write(&_title, newValue) }
+  }
 
   init(id: Int, title: String) {
     self.id = id
