@@ -47,8 +47,11 @@ internal final class Dependency: @unchecked Sendable {
     return read == stamp || read == Stamp.none || (stamp != Stamp.none && alias.load(ordering: .relaxed) == stamp)
   }
 
+  /// - Parameter observer: the observer the edge belongs to, if it is to be linked (retained here,
+  ///   once: the caller passes it unretained).
   init(
-    table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?
+    table: ObserverTable, key: FieldKey, name: FieldName, seen: UInt64, generation: UInt32, guardedBy: TrackingGuard?,
+    observer: Unmanaged<Observer>? = nil
   ) {
     self.table = table
     self.key = key
@@ -56,6 +59,7 @@ internal final class Dependency: @unchecked Sendable {
     self.seen = Atomic(seen)
     self.generation = generation
     self.guardedBy = guardedBy
+    self.observer = observer?.takeUnretainedValue()
   }
 
   var isLinked: Bool { slot >= 0 }

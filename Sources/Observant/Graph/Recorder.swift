@@ -14,8 +14,16 @@
 /// exclusivity checks Swift would emit for these class properties buy nothing on a hot path.
 @usableFromInline
 internal final class Recorder {
+  /// The observer new dependencies belong to and are linked for; `nil` to only collect. Kept
+  /// unretained (its scope keeps it alive), as an `Unmanaged` so that handing it to a new
+  /// dependency costs the one retain the dependency keeps, not a temporary one more.
+  @exclusivity(unchecked) private var ownerReference: Unmanaged<Observer>?
+
   /// The observer new dependencies belong to and are linked for; `nil` to only collect.
-  @exclusivity(unchecked) unowned(unsafe) var owner: Observer?
+  var owner: Observer? {
+    get { ownerReference?.takeUnretainedValue() }
+    set { ownerReference = newValue.map { Unmanaged.passUnretained($0) } }
+  }
   /// This run's dependencies in the order of first read, then (for a re-running owner) the previous
   /// run's dependencies not read again yet.
   @exclusivity(unchecked) private(set) var dependencies: ContiguousArray<Dependency> = []
@@ -48,13 +56,13 @@ internal final class Recorder {
   private let readForwarding: ReadForwarding?
 
   init(owner: Observer? = nil) {
-    self.owner = owner
+    self.ownerReference = owner.map { Unmanaged.passUnretained($0) }
     self.readForwarding = nil
   }
 
   /// A recorder that records nothing and hands every read that reaches it to `forwarding`.
   init(forwardingReadsTo forwarding: ReadForwarding) {
-    self.owner = nil
+    self.ownerReference = nil
     self.readForwarding = forwarding
   }
 
@@ -130,19 +138,27 @@ internal final class Recorder {
         }
       }
     }
-    let table = registrar.table
     // A forwarding recorder (the observation bridge's, see `ThreadLocal.recorderForReads`)
     // records nothing, not even the previous read (so the next read of the same field is
     // forwarded too).
     if _slowPath(readForwarding != nil) { return forward(registrar, resolved, name, seen: seen) }
-    let dependency = Dependency(
-      table: table, key: resolved, name: name, seen: seen, generation: generation, guardedBy: currentGuard)
+    // The table, unretained: the registrar keeps it alive while its field is read.
+    let table = tableWord != 0 ? Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: tableWord)!)
+      : Unmanaged.passUnretained(registrar.table)
+    addDependency(
+      Dependency(
+        table: table.takeUnretainedValue(), key: resolved, name: name, seen: seen, generation: generation,
+        guardedBy: currentGuard, observer: ownerReference))
+  }
+
+  /// Keeps a new dependency (already given this run's generation and the owner) and links it into
+  /// its field's list if there is an owner. Takes it over: nothing is retained but what keeps it.
+  private func addDependency(_ dependency: __owned Dependency) {
     if currentGuard != nil { guardedCount += 1 }
-    insertAtCursor(dependency)
-    if let owner {
-      dependency.observer = owner
-      table.link(dependency)
-    }
+    let linked = ownerReference != nil
+    let edge = Unmanaged.passUnretained(dependency)
+    insertAtCursor(consume dependency)
+    if linked { _ = edge._withUnsafeGuaranteedRef { $0.table.link($0) } }
   }
 
   @inline(never)
@@ -197,11 +213,12 @@ internal final class Recorder {
     }
   }
 
-  private func insertAtCursor(_ dependency: Dependency) {
+  private func insertAtCursor(_ dependency: __owned Dependency) {
     dependency.position = Int32(dependencies.count)
-    dependencies.append(dependency)
+    let edge = Unmanaged.passUnretained(dependency)
+    dependencies.append(consume dependency)
     if dependencies.count > Self.scanLimit {
-      if index.isEmpty { index.rebuild(dependencies) } else { index.insert(dependency) }
+      if index.isEmpty { index.rebuild(dependencies) } else { edge._withUnsafeGuaranteedRef { index.insert($0) } }
     }
     if cursor != dependencies.count - 1 { swapAt(dependencies.count - 1, cursor) }
     cursor += 1
@@ -283,7 +300,7 @@ internal final class Recorder {
     lastRegistrar = nil
     if currentGuard != nil { currentGuard = nil }
     guardedCount = 0
-    owner = nil
+    ownerReference = nil
     if _internalChecksEnabled { _checkInvariants() }
   }
 
@@ -314,15 +331,10 @@ internal final class Recorder {
     {
       return
     }
-    let copy = Dependency(
-      table: dependency.table, key: dependency.key, name: dependency.name, seen: seen, generation: generation,
-      guardedBy: currentGuard)
-    if currentGuard != nil { guardedCount += 1 }
-    insertAtCursor(copy)
-    if let owner {
-      copy.observer = owner
-      copy.table.link(copy)
-    }
+    addDependency(
+      Dependency(
+        table: dependency.table, key: dependency.key, name: dependency.name, seen: seen, generation: generation,
+        guardedBy: currentGuard, observer: ownerReference))
     lastRegistrar = nil
     if _internalChecksEnabled { _checkInvariantsAfterRead() }
   }

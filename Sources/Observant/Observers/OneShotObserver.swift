@@ -53,12 +53,13 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
 
   /// Takes the dependencies the scope linked while it ran. If the observer fired meanwhile (on
   /// another thread, or by a write inside the scope), they are unlinked now.
-  func adopt(_ dependencies: OneShotDependencies) {
-    let spentAlready = state.withLock { state -> Bool in
-      if spent.load(ordering: .acquiring) { return true }
-      state.dependencies = dependencies
-      return false
+  func adopt(_ dependencies: __owned OneShotDependencies) {
+    // Moved in by a swap (no retain); back out if the observer is spent already.
+    var moved: OneShotDependencies? = consume dependencies
+    state.withLock { state in
+      if !spent.load(ordering: .acquiring) { swap(&state.dependencies, &moved) }
     }
-    if spentAlready { dependencies.unlinkAll() }
+    moved?.unlinkAll()
   }
+
 }

@@ -35,7 +35,8 @@ public func withTracking<Result>(
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> Result {
-  try _track(propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange).value
+  try _track(propagatingToOuterScope: propagatingToOuterScope, keepingDependencies: false, apply, onChange: onChange)
+    .value
 }
 
 /// `withTracking(_:onChange:)`, returning a handle that can cancel the observation and tells which
@@ -52,27 +53,32 @@ public func withCancellableTracking<Result>(
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> (value: Result, observation: TrackingObservation) {
   let (value, observer, dependencies) = try _track(
-    propagatingToOuterScope: propagatingToOuterScope, apply, onChange: onChange)
+    propagatingToOuterScope: propagatingToOuterScope, keepingDependencies: true, apply, onChange: onChange)
   return (value, TrackingObservation(observer: observer, dependencies: dependencies))
 }
 
 /// The one-shot scope behind `withTracking` and `withCancellableTracking`: runs `apply` with a
-/// recorder whose new dependencies are linked to a one-shot observer as they are read. Returns the
-/// observer (`nil` when nothing was read) and the dependencies, in the order of first read.
+/// recorder whose new dependencies are linked to a one-shot observer as they are read, and hands
+/// them to the observer. Returns the observer (`nil` when nothing was read) and, if asked, the
+/// dependencies in the order of first read (also when the observer fired during `apply`).
 ///
-/// Builds no access log and no handle: `withTracking` needs neither.
+/// Builds no access log and no handle: `withTracking` needs neither. The observer and its
+/// dependencies change hands without a temporary retain (the thread's context and recorder are
+/// used unretained: the thread keeps the one, the scope owns the other).
+@inline(__always)
 private func _track<Result>(
   propagatingToOuterScope: Bool,
+  keepingDependencies: Bool,
   _ apply: () throws -> Result,
   onChange: @escaping @Sendable () -> Void
 ) rethrows -> (value: Result, observer: OneShotObserver?, dependencies: OneShotDependencies) {
-  let context = TransactionContext.current
-  let recorder = context.takeSpareRecorder() ?? Recorder()
+  let context = Unmanaged.passUnretained(TransactionContext.current)
+  let recorder = context._withUnsafeGuaranteedRef { $0.takeSpareRecorder() } ?? Recorder()
   let observer = OneShotObserver(onChange: onChange)
   recorder.owner = observer
   defer {
     recorder.reset()
-    context.returnSpareRecorder(recorder)
+    context._withUnsafeGuaranteedRef { $0.returnSpareRecorder(recorder) }
   }
   let value: Result
   do {
@@ -82,13 +88,17 @@ private func _track<Result>(
     throw error
   }
   // Copied out (none for one field): the recorder keeps its storage for the next scope.
-  let dependencies = recorder.takeDependencies()
-  guard !dependencies.isEmpty else {
+  guard !recorder.isEmpty else {
     observer.cancel()
-    return (value, nil, dependencies)
+    return (value, nil, OneShotDependencies(first: nil, rest: []))
   }
-  observer.adopt(dependencies)
-  return (value, observer, dependencies)
+  if keepingDependencies {
+    let dependencies = recorder.takeDependencies()
+    observer.adopt(dependencies)
+    return (value, observer, dependencies)
+  }
+  observer.adopt(recorder.takeDependencies())
+  return (value, observer, OneShotDependencies(first: nil, rest: []))
 }
 
 /// A one-shot observation started by `withCancellableTracking(_:onChange:)`.
