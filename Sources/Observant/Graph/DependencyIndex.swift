@@ -57,7 +57,9 @@ internal struct DependencyIndex {
 
   mutating func insert(_ dependency: Dependency) {
     if (used + 1) * 2 > entries.count { grow() }
-    place(UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key.rawValue, Unmanaged.passUnretained(dependency))
+    place(
+      UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key.rawValue,
+      Unmanaged.passUnretained(dependency))
   }
 
   mutating func rebuild<Dependencies: Collection<Dependency>>(_ dependencies: Dependencies) {
@@ -65,7 +67,9 @@ internal struct DependencyIndex {
     while capacity < dependencies.count * 2 { capacity *= 2 }
     reset(capacity: capacity)
     for dependency in dependencies {
-      place(UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key.rawValue, Unmanaged.passUnretained(dependency))
+      place(
+        UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key.rawValue,
+        Unmanaged.passUnretained(dependency))
     }
   }
 

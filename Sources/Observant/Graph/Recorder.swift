@@ -102,7 +102,9 @@ internal final class Recorder {
     // Matched by the table's address, without touching a reference count: the table is created
     // (below) only for a field never tracked before.
     let tableWord = registrar.state.load(ordering: .acquiring) & ~1
-    if tableWord != 0 {
+    // A scope's first read (nothing recorded yet, the common case of a one-field scope) skips the
+    // lookups.
+    if tableWord != 0 && !dependencies.isEmpty {
       // The dependency the previous run read at this point: a re-run that reads what it read
       // before stops here.
       if cursor < dependencies.count {
@@ -143,18 +145,24 @@ internal final class Recorder {
     // forwarded too).
     if _slowPath(readForwarding != nil) { return forward(registrar, resolved, name, seen: seen) }
     // The table, unretained: the registrar keeps it alive while its field is read.
-    let table = tableWord != 0 ? Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: tableWord)!)
+    let table =
+      tableWord != 0
+      ? Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: tableWord)!)
       : Unmanaged.passUnretained(registrar.table)
     addDependency(
       Dependency(
         table: table.takeUnretainedValue(), key: resolved, name: name, seen: seen, generation: generation,
-        guardedBy: currentGuard, observer: ownerReference))
+        guardedBy: nil, observer: ownerReference))
   }
 
   /// Keeps a new dependency (already given this run's generation and the owner) and links it into
   /// its field's list if there is an owner. Takes it over: nothing is retained but what keeps it.
   private func addDependency(_ dependency: __owned Dependency) {
-    if currentGuard != nil { guardedCount += 1 }
+    // The guard is set here, not passed in: the common case (none) then touches no reference count.
+    if currentGuardIdentity != nil {
+      dependency.guardedBy = currentGuard
+      guardedCount += 1
+    }
     let linked = ownerReference != nil
     let edge = Unmanaged.passUnretained(dependency)
     insertAtCursor(consume dependency)
@@ -334,7 +342,7 @@ internal final class Recorder {
     addDependency(
       Dependency(
         table: dependency.table, key: dependency.key, name: dependency.name, seen: seen, generation: generation,
-        guardedBy: currentGuard, observer: ownerReference))
+        guardedBy: nil, observer: ownerReference))
     lastRegistrar = nil
     if _internalChecksEnabled { _checkInvariantsAfterRead() }
   }

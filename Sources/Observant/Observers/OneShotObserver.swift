@@ -7,21 +7,28 @@ import Synchronization
 /// compare-and-exchange, so every later notification (another thread's write, or a write made by
 /// `onChange` itself) finds the observer spent.
 internal final class OneShotObserver: Observer, @unchecked Sendable {
-  private struct State {
-    var dependencies: OneShotDependencies?
-    var onChange: (@Sendable () -> Void)?
+  /// Where the observer is in its life: running its scope, holding the dependencies the scope
+  /// adopted, or spent (fired or cancelled, possibly before the scope adopted its dependencies).
+  private enum Phase: UInt8 {
+    case running, adopted, spent
   }
 
-  private let spent = Atomic<Bool>(false)
-  private let state: Mutex<State>
+  private let phase = Atomic<UInt8>(Phase.running.rawValue)
+  /// Guards `dependencies` between the spender taking them and `registrarDidDeinit` reading them.
+  /// Adopting needs no lock: the dependencies are stored before the observer is published as
+  /// adopted, and nobody reads them before.
+  private let lock = Mutex(())
+  @exclusivity(unchecked) private var dependencies: OneShotDependencies?
+  /// Read once, by the one thread that spends the observer.
+  @exclusivity(unchecked) private var onChange: (@Sendable () -> Void)?
 
   init(onChange: @escaping @Sendable () -> Void) {
-    state = Mutex(State(onChange: onChange))
+    self.onChange = onChange
     super.init()
   }
 
   /// Whether the observer has fired or was cancelled.
-  var isSpent: Bool { spent.load(ordering: .acquiring) }
+  var isSpent: Bool { phase.load(ordering: .acquiring) == Phase.spent.rawValue }
 
   override func dependencyChanged(_ dependency: Dependency, _ change: FieldChange) {
     spend(callingOnChange: true)
@@ -33,33 +40,38 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
 
   /// Gives up once every observed object is gone: nothing can fire it any more.
   override func registrarDidDeinit() {
-    let anyAlive = state.withLock { state in
-      state.dependencies?.contains { !$0.table.isDead } ?? true
-    }
+    guard phase.load(ordering: .acquiring) == Phase.adopted.rawValue else { return }
+    let anyAlive = lock.withLock { _ in dependencies?.contains { !$0.table.isDead } ?? true }
     if !anyAlive { cancel() }
   }
 
+  /// Fires (or cancels) the observer, once: one compare-and-exchange decides the only spender.
   private func spend(callingOnChange: Bool) {
-    guard spent.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-      return
+    var current = phase.load(ordering: .acquiring)
+    while current != Phase.spent.rawValue {
+      let (exchanged, original) = phase.compareExchange(
+        expected: current, desired: Phase.spent.rawValue, ordering: .acquiringAndReleasing)
+      if exchanged { break }
+      current = original
     }
-    // Swapped out rather than returned from the lock's closure: a closure passed through the
-    // lock's generic result is reabstracted, which allocates twice.
-    var taken = State()
-    state.withLock { swap(&$0, &taken) }
-    taken.dependencies?.unlinkAll()
-    if callingOnChange { taken.onChange?() }
+    guard current != Phase.spent.rawValue else { return }
+    let onChange = self.onChange.take()
+    if current == Phase.adopted.rawValue {
+      // Swapped out rather than returned from the lock's closure (no reabstraction).
+      var taken: OneShotDependencies?
+      lock.withLock { _ in swap(&taken, &dependencies) }
+      taken?.unlinkAll()
+    }
+    if callingOnChange { onChange?() }
   }
 
   /// Takes the dependencies the scope linked while it ran. If the observer fired meanwhile (on
   /// another thread, or by a write inside the scope), they are unlinked now.
   func adopt(_ dependencies: __owned OneShotDependencies) {
-    // Moved in by a swap (no retain); back out if the observer is spent already.
-    var moved: OneShotDependencies? = consume dependencies
-    state.withLock { state in
-      if !spent.load(ordering: .acquiring) { swap(&state.dependencies, &moved) }
-    }
-    moved?.unlinkAll()
+    self.dependencies = consume dependencies
+    let (adopted, _) = phase.compareExchange(
+      expected: Phase.running.rawValue, desired: Phase.adopted.rawValue, ordering: .acquiringAndReleasing)
+    // Spent while the scope ran: nobody else reads them (the spender saw no dependencies).
+    if !adopted { self.dependencies.take()?.unlinkAll() }
   }
-
 }
