@@ -450,6 +450,34 @@ struct RobustnessTests {
     #expect(profile.trackingRegistrar.observerEntryCount == 0)
   }
 
+  @Test(
+    "ChangeObserver.cancel() releases onChange outside its lock: a capture whose deinit asks the observer does not crash"
+  )
+  func changeObserverReleasesOutsideItsLock() {
+    /// Asks the observer it is attached to, as it goes.
+    final class Inquirer: @unchecked Sendable {
+      weak var observer: ChangeObserver?
+      let answers = Shared<[String]>([])
+      deinit {
+        guard let observer else { return }
+        answers.value.append("cancelled: \(observer.isCancelled), fields: \(observer.accesses.count)")
+      }
+    }
+    let profile = Profile()
+    let answers: Shared<[String]>
+    let observer: ChangeObserver
+    do {
+      let inquirer = Inquirer()
+      answers = inquirer.answers
+      observer = ChangeObserver { _ = inquirer }
+      inquirer.observer = observer
+      observer.track { _ = profile.count }
+    }
+    observer.cancel()  // releases the inquirer, whose deinit takes the observer's lock
+    #expect(answers.value == ["cancelled: true, fields: 0"])
+    #expect(profile.trackingRegistrar.observerEntryCount == 0)
+  }
+
   // MARK: 9. Messages in release builds
 
   @Test("an out-of-bounds IdentifiedArray.insert(_:at:) stops with a message naming the index and the bounds")
