@@ -516,4 +516,30 @@ struct RobustnessTests {
       second.cancel()
     }
   }
+
+  @Test(
+    "an invalid maximumFlushRounds is reported by each flush that consults it; one field dirtying one reaction re-runs it without consulting it"
+  )
+  func invalidFlushLimitConsultedOnlyWhenQueued() {
+    let profile = Profile()
+    let diagnostics = Shared<[ReactionDiagnostic]>([])
+    let only = Reaction("only", ownedByParent: false) { _ = (profile.count, profile.other) }
+    Reaction.withDiagnosticHandler({ diagnostics.value.append($0) }) {
+      Reaction.$maximumFlushRounds.withValue(0) {
+        profile.count += 1  // one field, one reaction: the limit is not consulted
+        #expect(only.runCount == 2)
+        #expect(diagnostics.value.isEmpty)
+        transaction {  // two fields: the reaction is queued, the limit consulted and reported
+          profile.count += 1
+          profile.other += 1
+        }
+        #expect(only.runCount == 3)
+        #expect(diagnostics.value.map(\.kind) == [.invalidFlushLimit])
+        profile.count += 1  // one field again: nothing more
+        #expect(only.runCount == 4)
+        #expect(diagnostics.value.count == 1)
+      }
+    }
+    only.cancel()
+  }
 }
