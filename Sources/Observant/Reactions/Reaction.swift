@@ -57,7 +57,8 @@ import Synchronization
 /// writes what it reads, directly or through the reactions its writes re-run) is re-scheduled at
 /// most `maximumFlushRounds` turns in a row: the next time is reported as a `.runawayFlush`
 /// naming it, and it stays dirty, not cancelled, until a change made elsewhere (outside its own
-/// runs) schedules it again.
+/// runs) schedules it again. (The same bound holds for the re-runs of a custom actor's reaction
+/// on Apple platforms, which are always handed off.)
 public final class Reaction: Sendable {
   internal let core: ReactionCore
 

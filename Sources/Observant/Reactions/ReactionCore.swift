@@ -175,13 +175,14 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// actor); runs already handed off and not started yet absorb this one (they will read the
   /// latest values).
   ///
-  /// A scheduled reaction whose own run dirtied it again (directly, or through the reactions its
-  /// writes re-ran in the same flush) is handed off again only `Reaction.maximumFlushRounds`
+  /// A reaction whose own run dirtied it again (directly, or through the reactions its writes
+  /// re-ran in the same flush) and must hand that re-run off (a `.mainActor` reaction; on Apple
+  /// platforms, one of a custom actor) is handed off again only `Reaction.maximumFlushRounds`
   /// times in a row: one more is a runaway, reported like a flush's, and the reaction is left
   /// dirty until a change from elsewhere hands it off again (see `selfDirtiedTurns`).
   override func scheduleElsewhere() {
     guard !isCancelled else { return }
-    if scheduling.kind == .mainActor && !admitScheduledTurn() { return }
+    guard admitHandOff() else { return }
     guard handedOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
       return
     }
@@ -193,9 +194,9 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     }
   }
 
-  /// Whether a scheduled re-run may be handed off: counts the consecutive turns in which the
-  /// reaction's own run dirtied it again, and reports a runaway once they pass the limit.
-  private func admitScheduledTurn() -> Bool {
+  /// Whether a re-run may be handed off: counts the consecutive turns in which the reaction's own
+  /// run dirtied it again, and reports a runaway once they pass the limit.
+  private func admitHandOff() -> Bool {
     guard let context = TransactionContext.existing, context.endingRunOf == ObjectIdentifier(self) else {
       // Dirtied by something else: a fresh start.
       selfDirtiedTurns.store(0, ordering: .relaxed)
@@ -209,11 +210,17 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       ReactionDiagnostic(
         kind: .runawayFlush, reactionNames: [name],
         message: """
-          Observant: the reaction "\(name)" (scheduled on the main actor) dirtied itself again in \(limit) \
-          consecutive turns and was stopped; it re-runs at the next change made elsewhere. It writes \
-          state that it (or a reaction its writes re-run) reads, without reaching a fixed point.
+          Observant: the reaction "\(name)" (re-run on \(handOffTarget)'s turns) dirtied itself again in \
+          \(limit) consecutive turns and was stopped; it re-runs at the next change made elsewhere. It \
+          writes state that it (or a reaction its writes re-run) reads, without reaching a fixed point.
           """))
     return false
+  }
+
+  /// Where handed-off re-runs go, for diagnostics.
+  private var handOffTarget: String {
+    if case .actor(let actor) = isolation, scheduling.kind == .synchronous { return "the actor \(type(of: actor))" }
+    return "the main actor"
   }
 
   private func runHandedOff(on actor: isolated any Actor) {
@@ -230,9 +237,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   }
 
   /// Ends the transaction a run of this reaction opened, noting for the flush it starts that this
-  /// reaction's run is what dirtied the observers it finds (see `admitScheduledTurn()`).
+  /// reaction's run is what dirtied the observers it finds (see `admitHandOff()`).
   private func endRunTransaction(_ context: TransactionContext) {
-    guard scheduling.kind == .mainActor else { return context.end() }
     let previous = context.endingRunOf
     context.endingRunOf = ObjectIdentifier(self)
     context.end()
