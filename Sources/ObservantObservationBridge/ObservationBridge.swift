@@ -16,8 +16,10 @@ import Observation
 /// ```
 ///
 /// From then on, every read of an Observant field made outside Observant's own tracking scopes
-/// (a `Reaction`, `withTracking`) is also reported to Apple's tracking, and Apple's observers of
-/// that field hear of a change exactly when Observant's reactions would:
+/// (a `Reaction`, `withTracking`) is also reported to Apple's tracking — and so are the reads of
+/// a `withTracking(propagatingToOuterScope: true)` scope with no Observant scope around it, when
+/// it ends — and Apple's observers of that field hear of a change exactly when Observant's
+/// reactions would:
 ///
 /// - only the fields read: a row view that read `rowStore.count` hears changes of that row's
 ///   `count`, not of other rows, and not of the list around it;

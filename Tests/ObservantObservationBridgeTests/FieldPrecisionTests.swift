@@ -265,6 +265,71 @@ struct FieldPrecisionTests {
     }
   }
 
+  @Test(
+    "withTracking(propagatingToOuterScope: true) inside withObservationTracking: the outer Apple scope hears what the inner scope read"
+  )
+  func propagationReachesAppleScope() {
+    ObservationBridge.withBridgeForTesting {
+      let profile = Profile()
+      let outer = Firings()
+      let inner = Firings()
+      withObservationTracking {
+        withTracking(propagatingToOuterScope: true) {
+          _ = profile.count
+        } onChange: {
+          inner.onChange()
+        }
+      } onChange: {
+        outer.onChange()
+      }
+      profile.name = "Grace"  // not read
+      #expect(outer.value == 0)
+      profile.count = 1
+      #expect(inner.value == 1)
+      #expect(outer.value == 1)
+    }
+  }
+
+  @Test("propagation is opt-in, reaches through nested propagating scopes, and stops at a scope that keeps its reads")
+  func propagationRules() {
+    ObservationBridge.withBridgeForTesting {
+      let profile = Profile()
+      let kept = Firings()
+      withObservationTracking {
+        withTracking {
+          _ = profile.count
+        } onChange: {
+        }  // keeps its reads: Apple's scope read nothing
+      } onChange: {
+        kept.onChange()
+      }
+      let nested = Firings()
+      withObservationTracking {
+        withTracking(propagatingToOuterScope: true) {
+          withTracking(propagatingToOuterScope: true) {
+            _ = profile.name
+          } onChange: {
+          }
+        } onChange: {
+        }
+      } onChange: {
+        nested.onChange()
+      }
+      let recorded = Firings()
+      withObservationTracking {
+        _ = recordAccesses(propagatingToOuterScope: true) { _ = profile.state.title }
+      } onChange: {
+        recorded.onChange()
+      }
+      profile.count = 1
+      profile.name = "Grace"
+      profile.state.title = "Other"
+      #expect(kept.value == 0)
+      #expect(nested.value == 1)
+      #expect(recorded.value == 1)
+    }
+  }
+
   @Test("an object that goes away fires its readers once, and takes the bridge's entries with it")
   func objectGoesAway() {
     ObservationBridge.withBridgeForTesting {

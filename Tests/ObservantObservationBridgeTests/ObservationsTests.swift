@@ -75,4 +75,37 @@ struct ObservationsTests {
       #expect(await iterator.next() == 7)
     }
   }
+
+  @Test(
+    "hundreds of transactions from other threads: one value each, in order, none missed or repeated",
+    .timeLimit(.minutes(10))
+  )
+  func manyTransactions() async {
+    guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
+    await ObservationBridge.withBridgeForTesting {
+      let profile = Profile()
+      var iterator = Observations { profile.count }.makeAsyncIterator()
+      var received = [await iterator.next() ?? -1]
+      for value in 1...300 {
+        await Task.detached {
+          transaction {
+            profile.count = value
+            profile.name = "\(value)"  // not read
+            profile.count = value + 1  // the latest value of the transaction...
+            profile.count = value  // ...set back to the first: one change, to `value`
+          }
+        }.value
+        received.append(await iterator.next() ?? -1)
+      }
+      #expect(received == Array(0...300))
+      // Set-back transactions in between yield nothing: the next value is the next real change.
+      await Task.detached {
+        transaction {
+          profile.count += 1; profile.count -= 1
+        }
+      }.value
+      Task.detached { profile.count = 1_000 }
+      #expect(await iterator.next() == 1_000)
+    }
+  }
 }

@@ -76,6 +76,69 @@ struct DerivedTests {
     #expect(reader.runCount == 1)
   }
 
+  @Test("inputs set back within a transaction re-run no reader, also when the derived value was read midway")
+  func setBackWithMidwayReads() {
+    let inputs = Inputs()
+    let derived = Derived("d") { inputs.a * 10 }
+    let reader = Reaction("r") { _ = derived.value }
+    transaction {
+      inputs.a = 1
+      #expect(derived.value == 10)
+      inputs.a = 2
+      #expect(derived.value == 20)
+      inputs.a = 0
+    }
+    #expect(reader.runCount == 1)
+    #expect(derived.value == 0)
+    transaction {  // without midway reads, as before
+      inputs.a = 1
+      inputs.a = 0
+    }
+    #expect(reader.runCount == 1)
+  }
+
+  @Test("a chain of derived values read midway, inputs set back: no reader re-runs; a real change still re-runs it")
+  func setBackThroughAChain() {
+    let inputs = Inputs()
+    let tens = Derived("tens") { inputs.a * 10 }
+    let label = Derived("label") { "\(tens.value + inputs.b)" }
+    let reader = Reaction("r") { _ = label.value }
+    transaction {
+      inputs.a = 1
+      #expect(label.value == "10")
+      inputs.b = 5
+      #expect(label.value == "15")
+      inputs.a = 0
+      #expect(label.value == "5")
+      inputs.b = 0
+    }
+    #expect(reader.runCount == 1)
+    inputs.a = 3  // a real change re-runs the reader
+    #expect(reader.runCount == 2)
+    inputs.a = 0  // and back: the reader saw 30, so this is a change too
+    #expect(reader.runCount == 3)
+  }
+
+  @Test("a value that comes back to what a reader read re-runs only the readers that saw something else")
+  func comebackValue() {
+    let inputs = Inputs()
+    let derived = Derived("d") { inputs.a * 10 }
+    let early = Reaction("early") { _ = derived.value }  // reads 0
+    inputs.a = 1  // early re-runs: reads 10
+    let late = Reaction("late") { _ = derived.value }  // reads 10
+    #expect(early.runCount == 2)
+    transaction {
+      inputs.a = 2
+      _ = derived.value  // 20, read outside any reader
+      inputs.a = 1  // back to 10: what both read last
+    }
+    #expect(early.runCount == 2)
+    #expect(late.runCount == 1)
+    inputs.a = 0  // a change for both
+    #expect(early.runCount == 3)
+    #expect(late.runCount == 2)
+  }
+
   @Test("parity: c1 = src % 2 recomputes on every write, c2 = c1 + 1 and its reader never again")
   func cutOffStopsTheChain() {
     let inputs = Inputs()

@@ -450,6 +450,34 @@ struct RobustnessTests {
     #expect(profile.trackingRegistrar.observerEntryCount == 0)
   }
 
+  @Test(
+    "ChangeObserver.cancel() releases onChange outside its lock: a capture whose deinit asks the observer does not crash"
+  )
+  func changeObserverReleasesOutsideItsLock() {
+    /// Asks the observer it is attached to, as it goes.
+    final class Inquirer: @unchecked Sendable {
+      weak var observer: ChangeObserver?
+      let answers = Shared<[String]>([])
+      deinit {
+        guard let observer else { return }
+        answers.value.append("cancelled: \(observer.isCancelled), fields: \(observer.accesses.count)")
+      }
+    }
+    let profile = Profile()
+    let answers: Shared<[String]>
+    let observer: ChangeObserver
+    do {
+      let inquirer = Inquirer()
+      answers = inquirer.answers
+      observer = ChangeObserver { _ = inquirer }
+      inquirer.observer = observer
+      observer.track { _ = profile.count }
+    }
+    observer.cancel()  // releases the inquirer, whose deinit takes the observer's lock
+    #expect(answers.value == ["cancelled: true, fields: 0"])
+    #expect(profile.trackingRegistrar.observerEntryCount == 0)
+  }
+
   // MARK: 9. Messages in release builds
 
   @Test("an out-of-bounds IdentifiedArray.insert(_:at:) stops with a message naming the index and the bounds")
@@ -487,5 +515,31 @@ struct RobustnessTests {
       first.cancel()
       second.cancel()
     }
+  }
+
+  @Test(
+    "an invalid maximumFlushRounds is reported by each flush that consults it; one field dirtying one reaction re-runs it without consulting it"
+  )
+  func invalidFlushLimitConsultedOnlyWhenQueued() {
+    let profile = Profile()
+    let diagnostics = Shared<[ReactionDiagnostic]>([])
+    let only = Reaction("only", ownedByParent: false) { _ = (profile.count, profile.other) }
+    Reaction.withDiagnosticHandler({ diagnostics.value.append($0) }) {
+      Reaction.$maximumFlushRounds.withValue(0) {
+        profile.count += 1  // one field, one reaction: the limit is not consulted
+        #expect(only.runCount == 2)
+        #expect(diagnostics.value.isEmpty)
+        transaction {  // two fields: the reaction is queued, the limit consulted and reported
+          profile.count += 1
+          profile.other += 1
+        }
+        #expect(only.runCount == 3)
+        #expect(diagnostics.value.map(\.kind) == [.invalidFlushLimit])
+        profile.count += 1  // one field again: nothing more
+        #expect(only.runCount == 4)
+        #expect(diagnostics.value.count == 1)
+      }
+    }
+    only.cancel()
   }
 }

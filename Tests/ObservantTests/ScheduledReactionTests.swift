@@ -59,6 +59,65 @@ struct ScheduledReactionTests {
   }
 
   @Test(
+    "a .mainActor reaction that re-dirties itself stops after maximumFlushRounds turns with a runaway diagnostic naming it; a change from elsewhere re-runs it"
+  )
+  func scheduledRunaway() async {
+    let profile = Profile()
+    let diagnostics = Shared<[ReactionDiagnostic]>([])
+    // The limit and the handler are task-local: the handed-off runs inherit them.
+    let reaction = Reaction.withDiagnosticHandler({ diagnostics.value.append($0) }) {
+      Reaction.$maximumFlushRounds.withValue(10) {
+        Reaction("feeder", ownedByParent: false, scheduling: .mainActor) {
+          let count = profile.count
+          if count < 10_000 { profile.count = count + 1 }
+        }
+      }
+    }
+    for _ in 0..<50 { await nextMainActorTurn() }
+    // As a synchronous flush with 10 rounds: the first run and 10 re-runs, each writing once.
+    #expect(reaction.runCount == 11)
+    #expect(profile.count == 11)
+    #expect(diagnostics.value.count == 1)
+    #expect(diagnostics.value.first?.kind == .runawayFlush)
+    #expect(diagnostics.value.first?.reactionNames == ["feeder"])
+    let message = diagnostics.value.first?.message ?? ""
+    #expect(message.contains("feeder") && message.contains("10"), "\(message)")
+    // Stopped, not cancelled: a write from outside re-runs it (this one settles it).
+    #expect(!reaction.isCancelled)
+    profile.count = 20_000
+    await nextMainActorTurn()
+    #expect(reaction.runCount == 12)
+    for _ in 0..<5 { await nextMainActorTurn() }
+    #expect(reaction.runCount == 12)
+    #expect(diagnostics.value.count == 1)
+    reaction.cancel()
+  }
+
+  @Test(
+    "a .mainActor reaction whose writes settle is never reported: each self-dirtying turn counts toward the limit only while it lasts"
+  )
+  func scheduledSettles() async {
+    let profile = Profile()
+    let diagnostics = Shared<[ReactionDiagnostic]>([])
+    let reaction = Reaction.withDiagnosticHandler({ diagnostics.value.append($0) }) {
+      Reaction.$maximumFlushRounds.withValue(10) {
+        Reaction("settler", ownedByParent: false, scheduling: .mainActor) {
+          let count = profile.count
+          if count % 10 != 0 { profile.count = count + 1 }  // climbs to the next multiple of 10
+        }
+      }
+    }
+    for start in [1, 11, 21] {
+      profile.count = start  // from outside: 9 self-dirtying turns each time, under the limit
+      for _ in 0..<20 { await nextMainActorTurn() }
+      #expect(profile.count == start + 9)
+    }
+    #expect(reaction.runCount == 1 + 3 * 10)
+    #expect(diagnostics.value.isEmpty)
+    reaction.cancel()
+  }
+
+  @Test(
     "a .mainActor reaction reading a variable written in place outside a transaction re-runs after the write's access ended"
   )
   func noOverlappingAccess() async {

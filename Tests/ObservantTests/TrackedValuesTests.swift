@@ -127,4 +127,27 @@ struct TrackedValuesTests {
     #expect(await values.next() == .some(nil))
     #expect(await values.next() == nil)
   }
+
+  @Test(
+    "the observed object deallocated on another thread while the loop waits: the loop wakes, yields what the closure reads now, and ends",
+    .timeLimit(.minutes(10))
+  )
+  func objectDeallocatedOnAnotherThread() async {
+    let box = Shared<Profile?>(Profile())
+    weak let weakProfile = box.value
+    let (started, started_) = AsyncStream.makeStream(of: Int?.self)
+    let loop = Task {
+      var received: [Int?] = []
+      for await value in TrackedValues({ weakProfile?.count }) {
+        received.append(value)
+        started_.yield(value)
+      }
+      return received
+    }
+    var iterator = started.makeAsyncIterator()
+    #expect(await iterator.next() == .some(0))  // the loop waits for a change now (or is about to)
+    await Task.detached { box.value = nil }.value  // the last reference goes on another thread
+    #expect(await loop.value == [0, nil])
+    #expect(weakProfile == nil)
+  }
 }

@@ -86,8 +86,16 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     to system: any ExternalObservationSystem
   ) {
     guard key.isResolved else { return }
+    reportRead(in: registrar.table, key, name, seen: seen, to: system)
+  }
+
+  /// `reportRead(_:_:_:seen:to:)` of a field of the object whose observer table is `table`, `key`
+  /// resolved (a read a tracking scope recorded, handed on; see `withScopeRecorder`).
+  static func reportRead(
+    in table: ObserverTable, _ key: FieldKey, _ name: FieldName, seen: UInt64,
+    to system: any ExternalObservationSystem
+  ) {
     let resolved = key
-    let table = registrar.table
     var kind = Kind.state
     if seen == Stamp.none {
       kind = .field

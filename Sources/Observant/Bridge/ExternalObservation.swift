@@ -135,3 +135,32 @@ internal func _withoutBridgeReports<Result>(_ body: () throws -> Result) rethrow
   defer { observant_bridge_set_suspended(previous) }
   return try body()
 }
+
+// MARK: Scopes that propagate their reads
+
+/// `withRecorder(_:propagating:_:)` for the tracking scopes of the public entry points
+/// (`withTracking`, `recordAccesses`): a scope that propagates its reads while no Observant scope
+/// encloses it hands them, when it ends, to the bridge (if reads made here are reported), as the
+/// bridge reports reads made outside scopes. So an enclosing Apple `withObservationTracking` (the
+/// bridge's "outer scope") hears them, as it would hear the reads of a nested Apple scope.
+@inline(__always)
+internal func withScopeRecorder<Result>(
+  _ recorder: Recorder, propagating: Bool, _ body: () throws -> Result
+) rethrows -> Result {
+  guard propagating, _bridgeIsOn, !ThreadLocal.isTracking else {
+    return try withRecorder(recorder, propagating: propagating, body)
+  }
+  defer { reportPropagatedReads(of: recorder) }
+  return try withRecorder(recorder, propagating: true, body)
+}
+
+/// Reports what `recorder`'s scope read to the bridge, if reads made here are reported.
+@inline(never)
+private func reportPropagatedReads(of recorder: Recorder) {
+  guard let system = ExternalObservation.systemForReadsHere else { return }
+  for dependency in recorder.currentDependencies {
+    BridgeWatcher.reportRead(
+      in: dependency.table, dependency.key, dependency.name, seen: dependency.seen.load(ordering: .relaxed),
+      to: system)
+  }
+}

@@ -14,6 +14,9 @@
 ///   values) does not re-run the derived value's readers.
 /// - **Glitch-free.** In a diamond (a -> {b, c} -> d) `d` computes once per transaction, from `b`
 ///   and `c` both up to date: a reader never sees a mix of old and new inputs.
+/// - **Set back.** A recomputed value equal to the one its readers last read does not re-run
+///   them, even if it took other values in between that were read outside any tracking scope
+///   (midway through a transaction that then sets the inputs back, say).
 /// - **Dynamic.** Its inputs are what its latest computation read: a branch no longer taken stops
 ///   triggering it.
 /// - **Disposable.** Releasing it unlinks it from its inputs. While nobody reads it (no reaction,

@@ -23,14 +23,18 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   @exclusivity(unchecked) private var compute: () -> Value
   @exclusivity(unchecked) private var isEqual: (Value, Value) -> Bool
   @exclusivity(unchecked) private var recorder: Recorder!
-  /// Slot 0: the cached value (while `hasCached`); slot 1: the value before the latest change
-  /// (while `hasPrevious`), for the causes of readers' runs.
+  /// Slot 0: the cached value (while `hasCached`); slot 1: an earlier value that readers may still
+  /// hold (while `hasPrevious`; see `recompute()`), for the causes of readers' runs and for
+  /// recognizing a value that comes back.
   private let values = UnsafeMutablePointer<Value>.allocate(capacity: 2)
   @exclusivity(unchecked) private var hasCached = false
   @exclusivity(unchecked) private var hasPrevious = false
   @exclusivity(unchecked) private var version: UInt64 = Stamp.none
   /// The version of the value in slot 1.
   @exclusivity(unchecked) private var previousVersion: UInt64 = Stamp.none
+  /// The version the latest recorded read (by a tracking scope, a reaction, a derived value or
+  /// the observation bridge) saw: whether the cached value was handed to a reader.
+  @exclusivity(unchecked) private var lastRecordedVersion: UInt64 = Stamp.none
   @exclusivity(unchecked) private var isDisposed = false
 
   init(name: String, isEqual: @escaping (Value, Value) -> Bool, compute: @escaping () -> Value) {
@@ -55,9 +59,12 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   func read() -> Value {
     var readVersion = Stamp.none
     // Copied out under the lock: a recomputation on another thread may replace it.
+    // Recorded by a tracking scope, or reported to the observation bridge.
+    let recorded = ThreadLocal.isTracking || (_bridgeIsOn && _bridgeReportsReadsHere())
     let result: Value = withValueUpToDate {
       guard hasCached else { observantFatalError("Observant: the derived value \"\(name)\" has no value") }
       readVersion = version
+      if recorded { lastRecordedVersion = version }
       return values.pointee
     }
     _recordAccess(registrar, Self.fieldKey, fieldName, seen: readVersion)
@@ -136,12 +143,27 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     if !stale.isEmpty { stale.unlinkAll() }
     computations.add(1, ordering: .relaxed)
     if hasCached && isEqual(values.pointee, new) { return }
+    if hasCached && hasPrevious && isEqual(values[1], new) {
+      // A value that comes back (inputs set back, say, after the value was read midway): the
+      // earlier value, and its version, are current again. Readers that saw it are up to date,
+      // and those that saw the value in between see a change. (Versions are only ever compared
+      // for equality, and each names one value, so this is exact.)
+      swap(&values[0], &values[1])
+      swap(&version, &previousVersion)
+      return
+    }
     if hasCached {
-      // The current value becomes the previous one.
-      if hasPrevious { (values + 1).deinitialize(count: 1) }
-      (values + 1).moveInitialize(from: values, count: 1)
-      hasPrevious = true
-      previousVersion = version
+      // The current value becomes the previous one, unless no reader recorded it while a reader
+      // did record the previous one: the previous one is the value readers hold then (a value
+      // read midway, outside any tracking scope, is not kept).
+      if !hasPrevious || lastRecordedVersion == version || lastRecordedVersion != previousVersion {
+        if hasPrevious { (values + 1).deinitialize(count: 1) }
+        (values + 1).moveInitialize(from: values, count: 1)
+        hasPrevious = true
+        previousVersion = version
+      } else {
+        values.deinitialize(count: 1)
+      }
     }
     values.initialize(to: new)
     hasCached = true

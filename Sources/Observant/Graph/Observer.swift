@@ -28,6 +28,10 @@ internal class Observer: @unchecked Sendable {
 
   /// A registrar this observer depends on went away with its object or value.
   func registrarDidDeinit() {}
+
+  /// A guard this observer asked to hear about was invalidated (see
+  /// `TrackingGuard.notifyOnInvalidation(_:)`).
+  func guardInvalidated() {}
 }
 
 /// What a notification is about, for observers that record why they re-ran.

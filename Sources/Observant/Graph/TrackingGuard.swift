@@ -11,14 +11,41 @@ import Synchronization
 /// path would show.
 package final class TrackingGuard: Sendable {
   private let valid = Atomic<Bool>(true)
+  /// Observers told when the guard is invalidated (see `notifyOnInvalidation(_:)`); emptied then.
+  private let watchers = Mutex<[WeakObserver]>([])
 
   package init() {}
 
   /// Whether the guard is still valid.
   package var isValid: Bool { valid.load(ordering: .acquiring) }
 
-  /// Invalidates the guard for good.
-  package func invalidate() { valid.store(false, ordering: .releasing) }
+  /// Invalidates the guard for good, and tells the observers waiting for it.
+  package func invalidate() {
+    valid.store(false, ordering: .releasing)
+    let told = watchers.withLock { watchers in
+      defer { watchers = [] }
+      return watchers
+    }
+    for watcher in told { watcher.observer?.guardInvalidated() }
+  }
+
+  /// Calls `observer.guardInvalidated()` once when the guard is invalidated (on the invalidating
+  /// thread, outside every lock), or returns `false` at once if it already is. For observers that
+  /// must act when everything they read went invalid (`TrackedValues`; reactions just find out at
+  /// their next run). Registering an observer again adds nothing; the guard holds it weakly.
+  func notifyOnInvalidation(_ observer: Observer) -> Bool {
+    watchers.withLock { watchers in
+      // Under the lock: `invalidate()` stores `false` before it empties the list.
+      guard valid.load(ordering: .acquiring) else { return false }
+      watchers.removeAll { $0.observer == nil }
+      if !watchers.contains(where: { $0.observer === observer }) { watchers.append(WeakObserver(observer: observer)) }
+      return true
+    }
+  }
+}
+
+private struct WeakObserver: @unchecked Sendable {
+  weak var observer: Observer?
 }
 
 /// Runs `body`, recording the tracked reads it makes (in the current tracking scope, if any) as

@@ -38,7 +38,8 @@ package final class ChangeObserver: Sendable {
   /// The fields the last `track` read.
   package var accesses: AccessLog { core.accesses }
 
-  /// Removes every observer entry and releases `onChange`; it is not called again. Idempotent.
+  /// Removes every observer entry and releases `onChange` (after its own lock is released: what
+  /// the closure captured may use this observer as it goes); it is not called again. Idempotent.
   package func cancel() {
     core.cancel()
   }
@@ -103,22 +104,28 @@ internal final class ChangeObserverCore: Observer, @unchecked Sendable {
   }
 
   func cancel() {
+    // Taken out under the lock and released after it (with whatever it captured, whose deinit
+    // may ask this observer anything), as `Reaction.cancel()` does.
+    var released: (@Sendable () -> Void)?
     let isTracking = state.withLock { state -> Bool in
       state.isCancelled = true
-      state.onChange = nil
+      swap(&released, &state.onChange)
       return state.isTracking
     }
     // A running `track` uninstalls when it ends.
     if !isTracking { uninstallAll() }
+    withExtendedLifetime(released) {}
   }
 
   private func uninstallAll() {
+    var released: ContiguousArray<Dependency> = []
     let proceed = state.withLock { state -> Bool in
       guard !state.isUninstalled, !state.isTracking else { return false }
       state.isUninstalled = true
-      state.lastDependencies = []
+      swap(&released, &state.lastDependencies)
       return true
     }
     if proceed { recorder.removeAll().unlinkAll() }
+    withExtendedLifetime(released) {}
   }
 }

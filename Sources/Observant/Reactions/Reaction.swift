@@ -28,17 +28,37 @@ import Synchronization
 /// **Order.** Dirty reactions run in creation order, so a parent runs before the reactions it
 /// created. A reaction cancelled by an earlier one in the same flush does not run.
 ///
-/// **Threads and isolation.** A reaction belongs to the isolation it was created in (`#isolation`):
-/// one created on the main actor re-runs only on the main actor. If a write on another thread
-/// dirties it (a background thread writing a copy of the state it read, say), the re-run is
-/// handed to the main actor and happens on its next turn. A reaction created outside any actor
-/// re-runs on the thread whose transaction dirtied it. It never runs concurrently with itself: if
-/// it is dirtied while it runs on another thread, that thread runs it again before returning.
+/// **Threads and isolation.** A reaction belongs to an isolation, fixed at creation: the
+/// `isolation:` argument, by default the caller's (`#isolation`); when that is `nil` but the
+/// reaction is created on the main actor (a synchronous nonisolated helper called from main-actor
+/// code: the runtime's current executor is the main actor's), the main actor. Its first run happens at
+/// once, in the initializer. After that:
 ///
-/// **Scheduling.** With `.synchronous` (the default) a re-run happens when the dirtying
-/// transaction ends. With `.mainActor` every re-run is handed to the main actor and coalesced:
-/// however many transactions dirty the reaction before the main actor's next turn, it re-runs once
-/// then, with the latest values (the UIKit pattern of updating views once per run loop turn).
+/// - **Main actor.** A re-run happens only on the main actor. A transaction that ends on the
+///   main actor re-runs it there, synchronously; one that ends on another thread (a background
+///   thread writing a copy of the state it read, say) hands the re-run to the main actor's next
+///   turn.
+/// - **Another actor.** Likewise on that actor: synchronously when the dirtying transaction ends
+///   on it, otherwise handed to it through a task. (On Apple platforms, where the runtime check
+///   this needs is not available on every supported OS version, a re-run is always handed to the
+///   actor, even from a transaction that ended on it.)
+/// - **No actor.** A re-run happens on the thread whose transaction dirtied it, when that
+///   transaction ends.
+///
+/// Handed-off re-runs are coalesced: however many transactions dirty the reaction before its
+/// turn, it re-runs once, with the latest values. It never runs concurrently with itself: if it
+/// is dirtied while it runs on another thread, that thread runs it again before returning.
+///
+/// **Scheduling.** With `.synchronous` (the default) re-runs follow the isolation as above. With
+/// `.mainActor` every re-run is handed to the main actor and coalesced, whatever isolation the
+/// reaction was created in: however many transactions dirty the reaction before the main
+/// actor's next turn, it re-runs once then, with the latest values (the UIKit pattern of updating
+/// views once per run loop turn). A `.mainActor` reaction whose own run dirties it again (it
+/// writes what it reads, directly or through the reactions its writes re-run) is re-scheduled at
+/// most `maximumFlushRounds` turns in a row: the next time is reported as a `.runawayFlush`
+/// naming it, and it stays dirty, not cancelled, until a change made elsewhere (outside its own
+/// runs) schedules it again. (The same bound holds for the re-runs of a custom actor's reaction
+/// on Apple platforms, which are always handed off.)
 public final class Reaction: Sendable {
   internal let core: ReactionCore
 
@@ -123,8 +143,16 @@ public final class Reaction: Sendable {
   }
 
   /// How many rounds a flush may take before it stops with a `.runawayFlush` diagnostic (100 by
-  /// default). Override for a task with `Reaction.$maximumFlushRounds.withValue(_:operation:)`. A
-  /// value below 1 is reported (`.invalidFlushLimit`) and the default is used instead.
+  /// default), and how many consecutive turns a `.mainActor` reaction may re-schedule itself.
+  /// Override for a task with `Reaction.$maximumFlushRounds.withValue(_:operation:)`.
+  ///
+  /// It is read only where a limit can be reached: by a flush with more than one run to order
+  /// (its transaction dirtied several observers — reactions, `TrackedValues` iterations, the
+  /// observation bridge's watchers — or one through several fields or a derived value, or
+  /// `invalidate()` was called, or a re-run wrote what an observer reads), and by a `.mainActor`
+  /// reaction whose own run dirtied it again. A transaction that changed one field read by one
+  /// reaction, and nothing else, re-runs it without reading the limit. Where it is read, a value
+  /// below 1 is reported (`.invalidFlushLimit`), each time, and the default is used instead.
   @TaskLocal public static var maximumFlushRounds = 100
 
   /// The handler receiving the diagnostics raised on this task (see
@@ -181,9 +209,14 @@ public struct ReactionScheduling: Sendable, Equatable {
 
   internal let kind: Kind
 
-  /// When the transaction that dirtied the reaction ends, on its own isolation (the default).
+  /// When the transaction that dirtied the reaction ends, if it ends on the reaction's isolation;
+  /// otherwise on that isolation's next turn (the default; see `Reaction`).
   public static var synchronous: ReactionScheduling { ReactionScheduling(kind: .synchronous) }
 
-  /// On the main actor's next turn, at most once per turn, with the latest values.
+  /// On the main actor's next turn, at most once per turn, with the latest values; also for a
+  /// reaction created on another actor or thread (its first run happens at creation, where it is
+  /// created; its body must be safe to run on the main actor after that). A reaction whose own
+  /// runs keep dirtying it stops after `Reaction.maximumFlushRounds` consecutive turns (see
+  /// `Reaction`).
   public static var mainActor: ReactionScheduling { ReactionScheduling(kind: .mainActor) }
 }

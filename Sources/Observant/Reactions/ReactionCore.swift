@@ -29,6 +29,9 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   private let state = Mutex(RunState())
   /// A run was handed to the reaction's isolation and has not started yet.
   private let handedOff = Atomic<Bool>(false)
+  /// Consecutive turns in which a `.mainActor`-scheduled reaction's own run dirtied it again (see
+  /// `scheduleElsewhere()`).
+  private let selfDirtiedTurns = Atomic<Int>(0)
   /// Whether the causes of runs are recorded (see `RunCause`).
   private let recordingCauses = Atomic<Bool>(false)
 
@@ -57,7 +60,9 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       self.isolation =
         ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(isolation)
     } else {
-      self.isolation = .any
+      // No static isolation (a nonisolated helper, say), but running on the main actor: the
+      // reaction belongs to it, as if created there.
+      self.isolation = ThreadLocal.isOnMainActor ? .mainActor : .any
     }
     super.init()
     recorder = Recorder(owner: self)
@@ -83,7 +88,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     }
     context.begin()
     runIfNeeded(in: context)
-    context.end()
+    endRunTransaction(context)
   }
 
   var runCount: Int { state.withLock { $0.completedRuns } }
@@ -162,23 +167,60 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     switch isolation {
     case .any: return false
     case .mainActor: return !ThreadLocal.isOnMainActor
-    case .actor: return true
+    case .actor(let actor): return !ThreadLocal.isOnExecutor(of: actor)
     }
   }
 
-  /// Hands a run to the reaction's isolation; runs already handed off and not started yet absorb
-  /// this one (they will read the latest values).
+  /// Hands a run to the reaction's isolation (for `.mainActor` scheduling, always the main
+  /// actor); runs already handed off and not started yet absorb this one (they will read the
+  /// latest values).
+  ///
+  /// A reaction whose own run dirtied it again (directly, or through the reactions its writes
+  /// re-ran in the same flush) and must hand that re-run off (a `.mainActor` reaction; on Apple
+  /// platforms, one of a custom actor) is handed off again only `Reaction.maximumFlushRounds`
+  /// times in a row: one more is a runaway, reported like a flush's, and the reaction is left
+  /// dirty until a change from elsewhere hands it off again (see `selfDirtiedTurns`).
   override func scheduleElsewhere() {
     guard !isCancelled else { return }
+    guard admitHandOff() else { return }
     guard handedOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
       return
     }
-    switch isolation {
-    case .actor(let actor):
+    switch (scheduling.kind, isolation) {
+    case (.synchronous, .actor(let actor)):
       Task { [self] in await runHandedOff(on: actor) }
-    case .any, .mainActor:
+    case (.mainActor, _), (.synchronous, .any), (.synchronous, .mainActor):
       Task { @MainActor [self] in runHandedOffNow() }
     }
+  }
+
+  /// Whether a re-run may be handed off: counts the consecutive turns in which the reaction's own
+  /// run dirtied it again, and reports a runaway once they pass the limit.
+  private func admitHandOff() -> Bool {
+    guard let context = TransactionContext.existing, context.endingRunOf == ObjectIdentifier(self) else {
+      // Dirtied by something else: a fresh start.
+      selfDirtiedTurns.store(0, ordering: .relaxed)
+      return true
+    }
+    let turns = selfDirtiedTurns.add(1, ordering: .relaxed).newValue
+    let limit = FlushLimits.maximumRounds(for: self)
+    guard turns > limit else { return true }
+    selfDirtiedTurns.store(0, ordering: .relaxed)
+    Self.report(
+      ReactionDiagnostic(
+        kind: .runawayFlush, reactionNames: [name],
+        message: """
+          Observant: the reaction "\(name)" (re-run on \(handOffTarget)'s turns) dirtied itself again in \
+          \(limit) consecutive turns and was stopped; it re-runs at the next change made elsewhere. It \
+          writes state that it (or a reaction its writes re-run) reads, without reaching a fixed point.
+          """))
+    return false
+  }
+
+  /// Where handed-off re-runs go, for diagnostics.
+  private var handOffTarget: String {
+    if case .actor(let actor) = isolation, scheduling.kind == .synchronous { return "the actor \(type(of: actor))" }
+    return "the main actor"
   }
 
   private func runHandedOff(on actor: isolated any Actor) {
@@ -191,7 +233,16 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     let context = TransactionContext.current
     context.begin()
     runIfNeeded(in: context)
+    endRunTransaction(context)
+  }
+
+  /// Ends the transaction a run of this reaction opened, noting for the flush it starts that this
+  /// reaction's run is what dirtied the observers it finds (see `admitHandOff()`).
+  private func endRunTransaction(_ context: TransactionContext) {
+    let previous = context.endingRunOf
+    context.endingRunOf = ObjectIdentifier(self)
     context.end()
+    context.endingRunOf = previous
   }
 
   // MARK: Running

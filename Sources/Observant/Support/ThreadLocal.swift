@@ -46,6 +46,20 @@ internal enum ThreadLocal {
     return observant_is_current_executor(executor.0, executor.1) != 0
   }
 
+  /// Whether the running code executes on `actor`'s executor (the runtime's answer, as for
+  /// `isOnMainActor`). On Apple platforms, where the runtime entry point that answers without
+  /// trapping is missing from some supported OS versions, only the main actor is recognized:
+  /// for any other actor the answer is `false`, so callers fall back to hopping onto it.
+  internal static func isOnExecutor(of actor: any Actor) -> Bool {
+    if ObjectIdentifier(actor) == ObjectIdentifier(MainActor.shared) { return isOnMainActor }
+    #if canImport(Darwin)
+    return false
+    #else
+    let executor = unsafeBitCast(actor.unownedExecutor, to: (UnsafeMutableRawPointer?, UInt).self)
+    return observant_is_current_executor(executor.0, executor.1) != 0
+    #endif
+  }
+
   /// Runs `body` with its memory accesses hidden from ThreadSanitizer, if this library was built
   /// with it (otherwise a load and a branch). Only for code that touches no memory; see
   /// `Tracked._storageForReading`.

@@ -25,7 +25,10 @@
 ///
 /// - Parameters:
 ///   - propagatingToOuterScope: also record the reads in the enclosing tracking scope, if any, as
-///     Apple's `withObservationTracking` does. By default a nested scope's reads are its own.
+///     Apple's `withObservationTracking` does. With no Observant scope around it and the
+///     observation bridge on, the reads are reported to Apple's Observation when the scope ends,
+///     as reads outside scopes are, so an enclosing `withObservationTracking` hears them. By
+///     default a nested scope's reads are its own.
 ///   - apply: the closure whose reads are observed; it runs once, now.
 ///   - onChange: called once, on the first change to a field `apply` read.
 /// - Returns: what `apply` returned.
@@ -82,7 +85,7 @@ private func _track<Result>(
   }
   let value: Result
   do {
-    value = try withRecorder(recorder, propagating: propagatingToOuterScope, apply)
+    value = try withScopeRecorder(recorder, propagating: propagatingToOuterScope, apply)
   } catch {
     observer.adopt(recorder.takeDependencies())
     throw error
@@ -138,14 +141,15 @@ public final class TrackingObservation: Sendable {
 ///
 /// - Parameters:
 ///   - propagatingToOuterScope: also record the reads in the enclosing tracking scope, if any (by
-///     default an inner scope's reads stay inside it).
+///     default an inner scope's reads stay inside it); with no Observant scope around it and the
+///     observation bridge on, report them to Apple's Observation when the scope ends.
 ///   - body: the code whose reads are recorded; it runs once, now.
 public func recordAccesses<Result>(
   propagatingToOuterScope: Bool = false,
   _ body: () throws -> Result
 ) rethrows -> (value: Result, accesses: AccessLog) {
   let recorder = Recorder()
-  let value = try withRecorder(recorder, propagating: propagatingToOuterScope, body)
+  let value = try withScopeRecorder(recorder, propagating: propagatingToOuterScope, body)
   return (value, AccessLog(recorder.currentDependencies))
 }
 

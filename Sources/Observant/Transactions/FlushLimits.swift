@@ -6,6 +6,10 @@ public struct ReactionDiagnostic: Sendable, CustomStringConvertible {
     /// stopped after `Reaction.maximumFlushRounds` rounds. The reactions listed were dirty when it
     /// stopped and did not re-run; their dependencies are unchanged, so the next change to them
     /// re-runs them normally.
+    ///
+    /// Also reported for a reaction scheduled on the main actor (`ReactionScheduling.mainActor`)
+    /// whose own runs dirtied it again in `Reaction.maximumFlushRounds` consecutive turns: it is
+    /// not scheduled again until a change made outside its runs dirties it.
     case runawayFlush
     /// `Reaction.maximumFlushRounds` was set to a number below 1; the default (100) was used.
     case invalidFlushLimit

@@ -17,6 +17,10 @@ internal final class TransactionContext {
   /// The scheduled observer whose body is running on this thread (owner of reactions created now).
   @exclusivity(unchecked) var runningObserver: ScheduledObserver?
 
+  /// The scheduled observer whose run opened the transaction now ending, while its flush runs:
+  /// observers that hand their runs elsewhere tell from it that their own run dirtied them again
+  /// (see `ReactionCore.scheduleElsewhere()`).
+  @exclusivity(unchecked) var endingRunOf: ObjectIdentifier?
   /// The writes of the current transaction (drained by the flush).
   @exclusivity(unchecked) var writes = WriteRecords()
   /// Observers scheduled directly (`Reaction.invalidate()`, a reconciliation), drained by the flush.

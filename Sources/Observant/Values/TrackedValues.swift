@@ -21,10 +21,16 @@ import Synchronization
 ///   where you created the sequence, as the compiler requires.
 /// - **The end.** The sequence ends when the iterating task is cancelled (a loop waiting for a
 ///   change returns at once), and when an evaluation reads no tracked field: nothing could change
-///   its value any more, so that value is the last. When an object the closure read goes away,
-///   that counts as a change: the closure runs again (with a `weak` capture it now reads nothing
-///   of that object, and if it reads nothing tracked at all, the sequence ends after that value).
-///   Leaving the loop releases every observer entry.
+///   its value any more, so that value is the last. When an object the closure read goes away
+///   (on any thread), that counts as a change: the closure runs again (with a `weak` capture it
+///   now reads nothing of that object, and if it reads nothing tracked at all, the sequence ends
+///   after that value). When everything the last evaluation read was read through stores that
+///   have become invalid (a row store whose row was removed, an optional child's store whose
+///   child went away), the sequence ends without another value, as soon as the last of those
+///   stores becomes invalid, even while the loop waits: nothing it read can change what it shows
+///   any more (the rule that stops reactions re-running). A closure that also read something
+///   else (a valid store, a field read directly) goes on. Leaving the loop releases every
+///   observer entry.
 ///
 /// It is Observant's counterpart of Apple's `Observations` (SE-0475), for Observant's fields and
 /// transactions; with the `ObservantObservationBridge` enabled, `Observations` sees Observant's
@@ -59,8 +65,8 @@ public struct TrackedValues<Element>: AsyncSequence {
     }
 
     /// The current value the first time; then, once a transaction changed what the previous
-    /// evaluation read, the value now. `nil` once the task is cancelled or the previous
-    /// evaluation read no tracked field.
+    /// evaluation read, the value now. `nil` once the task is cancelled, the previous evaluation
+    /// read no tracked field, or everything it read was read through stores now invalid.
     public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
       await run.next(isolation: actor)
     }
@@ -89,6 +95,9 @@ private final class TrackedValuesRun<Element> {
     if Task.isCancelled { return end() }
     if started {
       guard await observer.waitForChange(isolation: actor) else { return end() }
+      // Everything the last evaluation read came through guards (stores) now invalid: nothing
+      // it read can change what it shows any more (the rule reactions follow).
+      if observer.allGuardsInvalid { return end() }
     }
     started = true
     let (result, readSomething) = observer.evaluate(value)
@@ -113,6 +122,9 @@ private final class TrackedValuesObserver: ScheduledObserver, @unchecked Sendabl
     var changed = false
     /// Only derived values read may have changed: the waiting task checks before evaluating.
     var inputsMayHaveChanged = false
+    /// A guard the last evaluation read under was invalidated: the waiting task checks whether
+    /// they all are.
+    var guardsMayBeInvalid = false
     var cancelled = false
     var finished = false
     var waiter: CheckedContinuation<Void, Never>?
@@ -138,13 +150,34 @@ private final class TrackedValuesObserver: ScheduledObserver, @unchecked Sendabl
     state.withLock {
       $0.changed = false
       $0.inputsMayHaveChanged = false
+      $0.guardsMayBeInvalid = false
     }
     markRunStarted()
     recorder.beginRun()
     let result = withRecorder(recorder, propagating: false, value)
     let stale = recorder.endRun()
     if !stale.isEmpty { stale.unlinkAll() }
+    watchGuards()
     return (result, !recorder.isEmpty)
+  }
+
+  /// Whether everything the last evaluation read was read through guards now invalid.
+  var allGuardsInvalid: Bool { recorder.allGuardsInvalid }
+
+  /// When everything the evaluation read was read under guards (through stores), asks each guard
+  /// to say when it is invalidated: the sequence ends once they all are, and nothing else would
+  /// wake it.
+  private func watchGuards() {
+    let dependencies = recorder.currentDependencies
+    guard let first = dependencies.first, first.guardedBy != nil,
+      dependencies.allSatisfy({ $0.guardedBy != nil })
+    else { return }
+    var asked: [ObjectIdentifier] = []
+    for dependency in dependencies {
+      guard let readGuard = dependency.guardedBy, !asked.contains(ObjectIdentifier(readGuard)) else { continue }
+      asked.append(ObjectIdentifier(readGuard))
+      if !readGuard.notifyOnInvalidation(self) { guardInvalidated() }
+    }
   }
 
   /// Waits until a change is due; `false` if the task was cancelled meanwhile.
@@ -153,7 +186,11 @@ private final class TrackedValuesObserver: ScheduledObserver, @unchecked Sendabl
       await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
           let resumeNow = state.withLock { state -> Bool in
-            if state.changed || state.inputsMayHaveChanged || state.cancelled || state.finished { return true }
+            if state.changed || state.inputsMayHaveChanged || state.guardsMayBeInvalid || state.cancelled
+              || state.finished
+            {
+              return true
+            }
             state.waiter = continuation
             return false
           }
@@ -167,9 +204,16 @@ private final class TrackedValuesObserver: ScheduledObserver, @unchecked Sendabl
         }
         waiter?.resume()
       }
-      let (changed, onlyInputs, cancelled) = state.withLock { ($0.changed, $0.inputsMayHaveChanged, $0.cancelled) }
+      let (changed, onlyInputs, guardsMayBeInvalid, cancelled) = state.withLock {
+        ($0.changed, $0.inputsMayHaveChanged, $0.guardsMayBeInvalid, $0.cancelled)
+      }
       if cancelled || Task.isCancelled { return false }
       if changed { return true }
+      if guardsMayBeInvalid {
+        // The caller ends the sequence if they all are; otherwise nothing is due yet.
+        if recorder.allGuardsInvalid { return true }
+        state.withLock { $0.guardsMayBeInvalid = false }
+      }
       if onlyInputs {
         if derivedInputChanged() { return true }
         state.withLock { $0.inputsMayHaveChanged = false }
@@ -216,5 +260,17 @@ private final class TrackedValuesObserver: ScheduledObserver, @unchecked Sendabl
 
   override func registrarDidDeinit() {
     markChange(onlyInputs: false)
+  }
+
+  /// A guard the last evaluation read under was invalidated (on the invalidating thread): wakes
+  /// the iterating task to check whether they all are.
+  override func guardInvalidated() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard !state.finished else { return nil }
+      state.guardsMayBeInvalid = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
   }
 }

@@ -130,6 +130,7 @@ final class Catalog: Trackable, @unchecked Sendable {
 
 /// A message with its own registrar that is not `Equatable`: a `forEach` over messages passes
 /// its children no input, and a child showing `title` re-runs through the message's registrar.
+// swift-format-ignore
 struct Message: ObservableState, Identifiable {
   var registrar = StateRegistrar<Self>()
   let id: Int

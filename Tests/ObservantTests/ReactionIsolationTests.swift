@@ -1,0 +1,168 @@
+import Testing
+
+@testable import Observant
+
+/// Makes reactions from a nonisolated helper: `#isolation` is `nil` inside it, whoever calls it.
+private enum NonisolatedFactory {
+  nonisolated static func make(_ body: @escaping () -> Void) -> Reaction {
+    Reaction("r", ownedByParent: false, body)
+  }
+
+  nonisolated static func makeScheduled(_ body: @escaping () -> Void) -> Reaction {
+    Reaction("scheduled", ownedByParent: false, scheduling: .mainActor, body)
+  }
+}
+
+/// An actor owning reactions whose bodies record where they ran.
+private actor Worker {
+  let profile: Profile
+  private(set) var reaction: Reaction?
+  /// For each run of the reaction's body: whether it ran on this actor.
+  let onWorker = Shared<[Bool]>([])
+  /// For each run of the reaction's body: whether it ran on the main actor.
+  let onMain = Shared<[Bool]>([])
+
+  init(profile: Profile) {
+    self.profile = profile
+  }
+
+  /// A reaction created here: it belongs to this actor.
+  func start(scheduling: ReactionScheduling = .synchronous) {
+    let profile = self.profile
+    reaction = Reaction("worker", ownedByParent: false, scheduling: scheduling) { [onWorker, onMain] in
+      _ = profile.count
+      let here = ThreadLocal.isOnExecutor(of: self)
+      onWorker.value.append(here)
+      let main = ThreadLocal.isOnMainActor
+      onMain.value.append(main)
+    }
+  }
+
+  /// Writes what the reaction read, on this actor, and returns its run count right after.
+  func writeAndCountRuns(_ value: Int) -> Int {
+    profile.count = value
+    return reaction?.runCount ?? -1
+  }
+
+  var runCount: Int { reaction?.runCount ?? -1 }
+
+  func stop() {
+    reaction?.cancel()
+  }
+}
+
+/// Waits until `condition` holds, letting the main actor run what was handed to it (the suite's
+/// time limit stops a wait that never ends).
+@MainActor
+private func eventually(_ condition: () -> Bool) async {
+  while !condition() {
+    await nextMainActorTurn()
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+}
+
+/// Waits until the worker's reaction ran `runs` times (its re-runs are handed to an actor).
+private func waitForRuns(_ runs: Int, of worker: Worker) async {
+  while await worker.runCount < runs { try? await Task.sleep(for: .milliseconds(1)) }
+}
+
+/// The isolation a reaction belongs to, where it re-runs, and where `.mainActor` re-runs go
+/// (issue 10, item 3; issue 14, scheduled reactions).
+@Suite("Reaction isolation", .timeLimit(.minutes(10)))
+struct ReactionIsolationTests {
+  @Test(
+    "a reaction created by a nonisolated helper called on the main actor belongs to the main actor: a write on another thread re-runs it there"
+  )
+  @MainActor func nonisolatedHelperOnMainActor() async {
+    let profile = Profile()
+    let offMain = Counter()
+    let shown = Shared(-1)
+    let reaction = NonisolatedFactory.make {
+      if !ThreadLocal.isOnMainActor { offMain.increment() }
+      shown.value = profile.count
+    }
+    #expect(reaction.runCount == 1)
+    await Task.detached { profile.count = 3 }.value
+    await eventually { shown.value == 3 }
+    #expect(shown.value == 3)
+    #expect(offMain.value == 0)
+    #expect(reaction.runCount == 2)
+    profile.count = 4  // a write on the main actor: re-runs at once, here
+    #expect(reaction.runCount == 3)
+    #expect(offMain.value == 0)
+    reaction.cancel()
+  }
+
+  @Test("a reaction created by a nonisolated helper off every actor re-runs on the writing thread, synchronously")
+  func nonisolatedHelperOffActors() async {
+    let profile = Profile()
+    let runs = Counter()
+    let reaction = await Task.detached {
+      NonisolatedFactory.make {
+        _ = profile.count
+        runs.increment()
+      }
+    }.value
+    let runsAfterWrite = await Task.detached {
+      profile.count = 1
+      return runs.value
+    }.value
+    #expect(runsAfterWrite == 2)  // ran on the writing thread, before the write returned
+    reaction.cancel()
+  }
+
+  @Test("a reaction of a custom actor re-runs synchronously when the write happens on that actor")
+  func customActorWriteOnTheActor() async {
+    let worker = Worker(profile: Profile())
+    await worker.start()
+    #expect(await worker.runCount == 1)
+    #expect(await worker.writeAndCountRuns(1) == 2)  // not handed off: already on the actor
+    #expect(await worker.writeAndCountRuns(2) == 3)
+    #expect(worker.onWorker.value == [true, true, true])
+    await worker.stop()
+  }
+
+  @Test("a reaction of a custom actor hands a write made elsewhere to the actor")
+  func customActorWriteElsewhere() async {
+    let profile = Profile()
+    let worker = Worker(profile: profile)
+    await worker.start()
+    await Task.detached { profile.count = 1 }.value
+    await waitForRuns(2, of: worker)
+    #expect(await worker.runCount == 2)
+    #expect(worker.onWorker.value == [true, true])
+    await worker.stop()
+  }
+
+  @Test(
+    "a .mainActor reaction created inside an actor method re-runs on the main actor, not on that actor"
+  )
+  func scheduledFromActor() async {
+    let profile = Profile()
+    let worker = Worker(profile: profile)
+    await worker.start(scheduling: .mainActor)
+    await Task.detached { profile.count = 1 }.value
+    await waitForRuns(2, of: worker)
+    #expect(await worker.runCount == 2)
+    #expect(worker.onMain.value == [false, true])  // created on the worker; re-run on the main actor
+    _ = await worker.writeAndCountRuns(2)  // a write on the worker: handed to the main actor too
+    await waitForRuns(3, of: worker)
+    #expect(worker.onMain.value == [false, true, true])
+    await worker.stop()
+  }
+
+  @Test("a .mainActor reaction created by a nonisolated helper on the main actor re-runs on the main actor")
+  @MainActor func scheduledFromNonisolatedHelper() async {
+    let profile = Profile()
+    let offMain = Counter()
+    let reaction = NonisolatedFactory.makeScheduled {
+      _ = profile.count
+      if !ThreadLocal.isOnMainActor { offMain.increment() }
+    }
+    await Task.detached { profile.count = 1 }.value
+    await eventually { reaction.runCount == 2 }
+    #expect(reaction.runCount == 2)
+    #expect(offMain.value == 0)
+    reaction.cancel()
+  }
+}
