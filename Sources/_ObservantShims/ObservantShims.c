@@ -1,5 +1,9 @@
 #include "ObservantShims.h"
 #include <pthread.h>
+#if !defined(__APPLE__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <stddef.h>
 
 _Thread_local void *_observant_current_recorder OBSERVANT_TLS = NULL;
@@ -122,7 +126,28 @@ int observant_is_current_executor(void *identity, uintptr_t implementation) {
   (void)implementation;
   return pthread_main_np() ? 1 : 0;
 }
+
+int observant_is_main_thread(void) { return pthread_main_np() ? 1 : 0; }
 #else
+// The main thread, recorded when the library is loaded (by the main thread, before any other
+// thread exists). Code on the main thread runs on the main actor's executor (synchronous code
+// outside any job, or a main-actor job), so asking this first spares a runtime call there; main-
+// actor jobs on other threads still get the runtime's answer.
+static pthread_t observant_main_thread;
+static int observant_main_thread_known;
+
+__attribute__((constructor)) static void observant_record_main_thread(void) {
+  // Only if this is the main thread (its thread id is the process id): a library loaded later by
+  // another thread leaves the fast path off.
+  if (syscall(SYS_gettid) != getpid()) { return; }
+  observant_main_thread = pthread_self();
+  observant_main_thread_known = 1;
+}
+
+int observant_is_main_thread(void) {
+  return observant_main_thread_known && pthread_equal(pthread_self(), observant_main_thread) ? 1 : 0;
+}
+
 // Declared by the Swift runtime (swift/Runtime/Concurrency.h) with the Swift calling convention;
 // a serial executor reference is two words. Flags 0: answer, never crash (the plain
 // swift_task_isCurrentExecutor may trap when the answer is no).

@@ -167,7 +167,8 @@ struct SwiftUIAndUIKitArticleTests {
     store.send(.add(id: 2))
     await Task.yield()
     store.send(.add(id: 3))
-    let seen = await counts.value  // [1, 2, 3]
-    #expect(seen == [1, 2, 3])
+    let seen = await counts.value  // [1, 2, 3], or [1, 3] if the loop had not taken 2 before 3 came
+    // The loop gets the latest value when it falls behind (which this machine's scheduler decides).
+    #expect(seen == [1, 2, 3] || seen == [1, 3])
   }
 }

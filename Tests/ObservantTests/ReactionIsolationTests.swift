@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import Observant
@@ -132,6 +133,36 @@ struct ReactionIsolationTests {
     #expect(await worker.runCount == 2)
     #expect(worker.onWorker.value == [true, true])
     await worker.stop()
+  }
+
+  @Test("an actor that keeps its reaction is released with it: the reaction does not keep its actor alive")
+  func actorKeepingItsReaction() async {
+    final class Released: Sendable {
+      private let flag = Atomic<Bool>(false)
+      var value: Bool { flag.load(ordering: .relaxed) }
+      func set() { flag.store(true, ordering: .relaxed) }
+    }
+    actor Owner {
+      let released: Released
+      private var reaction: Reaction?
+      init(released: Released) { self.released = released }
+      deinit { released.set() }
+      func start(reading profile: Profile) {
+        reaction = Reaction("owned", ownedByParent: false) { _ = profile.count }
+      }
+    }
+    let profile = Profile()
+    let released = Released()
+    var owner: Owner? = Owner(released: released)
+    await owner?.start(reading: profile)
+    #expect(profile.trackingRegistrar.observerEntryCount == 1)
+    owner = nil
+    for _ in 0..<1_000 where !released.value {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(released.value)
+    #expect(profile.trackingRegistrar.observerEntryCount == 0)
+    profile.count = 1  // nothing left to run
   }
 
   @Test(

@@ -48,16 +48,20 @@ extension Trackable {
   {
     let registrar = trackingRegistrar
     let ticket = registrar._writeTicket
-    // A reader that starts depending on the field while the mutation runs may read the old value.
+    let opened =
+      ticket == 0
+      ? false
+      : registrar._announceFieldWrite(field, owner: Self.self, from: Stamp.none, live: true, values: { nil })
+        .openedTransaction
     defer {
+      // A reader that started depending on the field while the mutation ran may have read the old
+      // value: told again, before the transaction the announcement opened ends (its re-runs are
+      // not such readers).
       if registrar._readersMayHaveMissed(since: ticket) {
         registrar._deliverLate(field: field, overwriting: Stamp.none)
       }
+      if opened { _endImplicitTransaction() }
     }
-    guard ticket != 0 else { return try mutation() }
-    let opened = registrar._announceFieldWrite(field, owner: Self.self, from: Stamp.none, live: true, values: { nil })
-      .openedTransaction
-    defer { if opened { _endImplicitTransaction() } }
     return try mutation()
   }
 }

@@ -200,12 +200,13 @@ internal final class Recorder {
   private func reuse(_ dependency: Dependency, seen: UInt64) {
     dependency.generation = generation
     updateGuard(of: dependency, firstReadThisRun: true)
-    if dependency.seen.load(ordering: .relaxed) != seen {
-      dependency.seen.store(seen, ordering: .releasing)
-      // A full barrier before the value is loaded, and a sign for writers racing with this read
-      // (see `TrackingRegistrar._readersMayHaveMissed(since:)`).
-      dependency.table.epoch.add(1, ordering: .sequentiallyConsistent)
-    }
+    if dependency.seen.load(ordering: .relaxed) != seen { dependency.seen.store(seen, ordering: .releasing) }
+    // A full barrier before the value is loaded, and a sign for writers racing with this read (see
+    // `TrackingRegistrar._readersMayHaveMissed(since:)`): a re-run or a recomputation that reads the
+    // field again between another thread's announcement of a write and its store reads the old
+    // value with the stamp it read before, so the sign cannot depend on the stamp changing (it did
+    // once, and such a reader missed the write: a stale screen).
+    dependency.table.epoch.add(1, ordering: .sequentiallyConsistent)
     if dependency.alias.load(ordering: .relaxed) != 0 { dependency.alias.store(0, ordering: .relaxed) }
   }
 

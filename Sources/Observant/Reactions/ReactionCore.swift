@@ -16,8 +16,16 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     case any
     /// Only on the main actor.
     case mainActor
-    /// Only on this actor, reached through a task.
-    case actor(any Actor)
+    /// Only on this actor, reached through a task. Held weakly: an actor that keeps its reactions
+    /// (the natural way to own them) is not kept alive by them; once it is gone, the reaction
+    /// never runs again.
+    case actor(WeakActor)
+  }
+
+  /// A weak reference to the actor a reaction belongs to.
+  internal final class WeakActor: @unchecked Sendable {
+    weak var actor: (any Actor)?
+    init(_ actor: any Actor) { self.actor = actor }
   }
 
   /// Released once the reaction is cancelled and uninstalled (with whatever it captured); set only
@@ -58,7 +66,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     self.scheduling = scheduling
     if let isolation {
       self.isolation =
-        ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(isolation)
+        ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) ? .mainActor : .actor(WeakActor(isolation))
     } else {
       // No static isolation (a nonisolated helper, say), but running on the main actor: the
       // reaction belongs to it, as if created there.
@@ -167,7 +175,10 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     switch isolation {
     case .any: return false
     case .mainActor: return !ThreadLocal.isOnMainActor
-    case .actor(let actor): return !ThreadLocal.isOnExecutor(of: actor)
+    case .actor(let reference):
+      // An actor that is gone runs nothing here (nor anywhere: see `scheduleElsewhere`).
+      guard let actor = reference.actor else { return true }
+      return !ThreadLocal.isOnExecutor(of: actor)
     }
   }
 
@@ -187,7 +198,11 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       return
     }
     switch (scheduling.kind, isolation) {
-    case (.synchronous, .actor(let actor)):
+    case (.synchronous, .actor(let reference)):
+      guard let actor = reference.actor else {
+        handedOff.store(false, ordering: .releasing)
+        return
+      }
       Task { [self] in await runHandedOff(on: actor) }
     case (.mainActor, _), (.synchronous, .any), (.synchronous, .mainActor):
       Task { @MainActor [self] in runHandedOffNow() }
@@ -219,7 +234,9 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
   /// Where handed-off re-runs go, for diagnostics.
   private var handOffTarget: String {
-    if case .actor(let actor) = isolation, scheduling.kind == .synchronous { return "the actor \(type(of: actor))" }
+    if case .actor(let reference) = isolation, scheduling.kind == .synchronous {
+      return reference.actor.map { "the actor \(type(of: $0))" } ?? "an actor that is gone"
+    }
     return "the main actor"
   }
 

@@ -42,6 +42,8 @@ internal enum ThreadLocal {
   /// executor a job runs on (on Linux the main actor's jobs need not run on the main thread), or
   /// the main thread outside any job.
   internal static var isOnMainActor: Bool {
+    // The main thread runs only the main actor's code: answered without asking the runtime.
+    if observant_is_main_thread() != 0 { return true }
     let executor = unsafeBitCast(MainActor.shared.unownedExecutor, to: (UnsafeMutableRawPointer?, UInt).self)
     return observant_is_current_executor(executor.0, executor.1) != 0
   }

@@ -152,6 +152,9 @@ OBSERVANT_INLINE void observant_full_barrier(void) {
 /// thread).
 int observant_is_current_executor(void *_Nullable identity, uintptr_t implementation);
 
+/// Nonzero on the process's main thread.
+int observant_is_main_thread(void);
+
 // MARK: Sanitizers
 
 /// Nonzero when this library was compiled with ThreadSanitizer (`swift build --sanitize=thread`).
