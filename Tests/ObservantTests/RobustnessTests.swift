@@ -163,30 +163,30 @@ struct RobustnessTests {
   }
 
   #if DEBUG
-    @Test(
-      "a reaction that re-runs on another thread between a write's record and its store runs again once the value is stored"
-    )
-    func reactionRerunInsideTheWriteWindow() {
-      // A reaction whose run started after a write was recorded used to count as having seen
-      // it, although it read the value before the store (the write's flush skipped it: a stale
-      // screen). Opened on purpose: right after the write of `count` is recorded, another thread
-      // writes `other`, which re-runs the reaction there (reading `count` before its store).
-      let profile = Profile()
-      let shown = Shared<(Int, Int)>((-1, -1))
-      let reaction = Reaction("both", ownedByParent: false) { shown.value = (profile.count, profile.other) }
-      let once = Shared(true)
-      TransactionContext._afterRecordingWrite = {
-        guard once.value else { return }
-        once.value = false
-        onAnotherThread { profile.other = 1 }
-      }
-      defer { TransactionContext._afterRecordingWrite = nil }
-      profile.count = 1
-      TransactionContext._afterRecordingWrite = nil
-      #expect(shown.value == (1, 1))
-      #expect(reaction.runCount == 3)  // its first run, the other thread's, and this write's
-      reaction.cancel()
+  @Test(
+    "a reaction that re-runs on another thread between a write's record and its store runs again once the value is stored"
+  )
+  func reactionRerunInsideTheWriteWindow() {
+    // A reaction whose run started after a write was recorded used to count as having seen
+    // it, although it read the value before the store (the write's flush skipped it: a stale
+    // screen). Opened on purpose: right after the write of `count` is recorded, another thread
+    // writes `other`, which re-runs the reaction there (reading `count` before its store).
+    let profile = Profile()
+    let shown = Shared<(Int, Int)>((-1, -1))
+    let reaction = Reaction("both", ownedByParent: false) { shown.value = (profile.count, profile.other) }
+    let once = Shared(true)
+    TransactionContext._afterRecordingWrite = {
+      guard once.value else { return }
+      once.value = false
+      onAnotherThread { profile.other = 1 }
     }
+    defer { TransactionContext._afterRecordingWrite = nil }
+    profile.count = 1
+    TransactionContext._afterRecordingWrite = nil
+    #expect(shown.value == (1, 1))
+    #expect(reaction.runCount == 3)  // its first run, the other thread's, and this write's
+    reaction.cancel()
+  }
   #endif
 
   @Test("a reader that reads between a write's announcement and its store hears the write (class field)")

@@ -133,15 +133,15 @@ internal final class TransactionContext {
       values: values, observers: observers)
     if _internalChecksEnabled { checkAfterMutation() }
     #if DEBUG
-      if let hook = Self._afterRecordingWrite { hook() }
+    if let hook = Self._afterRecordingWrite { hook() }
     #endif
     return newSeen
   }
 
   #if DEBUG
-    /// Tests only: called on the writing thread right after a write is recorded, before its value
-    /// is stored (debug builds), to open the window between the two on purpose.
-    nonisolated(unsafe) static var _afterRecordingWrite: (() -> Void)?
+  /// Tests only: called on the writing thread right after a write is recorded, before its value
+  /// is stored (debug builds), to open the window between the two on purpose.
+  nonisolated(unsafe) static var _afterRecordingWrite: (() -> Void)?
   #endif
 
   /// The storage of the innermost in-place frame if it is anchored (live state) and its value is
