@@ -16,6 +16,11 @@
 /// `store.rows`), not a copy taken earlier: a local `let rows = model.rows`, or a nested
 /// `forEach(section.rows, ...)` over an element of an outer `forEach`, is evaluated again as the
 /// copy it was (write `model.sections[id: section.id]?.rows ?? []` to read the live one).
+///
+/// Elements that are class instances (a `Store`, a `Trackable` or `@Observable` object) are not
+/// read again: the child holds the instance, and its reads through it are current. An instance
+/// replaced by another under the same id is a change of the collection, which reaches the child
+/// through this body's re-run (the instance is the child's input: a new one re-runs it).
 extension RenderContext {
   /// Declares one child per element, keyed by `id(element)` and named by `name(element)`. The
   /// elements are not `Equatable`, so this body passes no input to compare: a child is kept
@@ -144,6 +149,9 @@ internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
   let data: () -> Data
   let id: (Data.Element) -> ID
   let body: (Data.Element, RenderContext) -> Void
+  /// Whether a child's later run reads its element again: not for class instances (see the
+  /// notes on `forEach`). Asked once per `forEach` call, not per child.
+  let refreshesElements: Bool
 
   init(
     data: @escaping () -> Data, id: @escaping (Data.Element) -> ID,
@@ -152,6 +160,7 @@ internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
     self.data = data
     self.id = id
     self.body = body
+    self.refreshesElements = !(Data.Element.self is AnyObject.Type)
   }
 }
 
@@ -168,6 +177,7 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
     self.element = element
     self.id = id
     self.offset = offset
+    super.init(refreshes: source.refreshesElements)
   }
 
   /// Takes the element under this child's id from the collection as it is now; keeps the one it
@@ -196,8 +206,15 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
 /// A child body bound to an element that can be read again: `ForEachChildBody` without its
 /// generic parameters, so that a node can hold any.
 internal class ElementBody {
+  /// Whether `refresh()` reads anything (not for class instances): a node skips it otherwise.
+  final let refreshes: Bool
+
+  init(refreshes: Bool) {
+    self.refreshes = refreshes
+  }
+
   /// Reads the element again from where the parent found it. Called before every run but the
-  /// first, outside any tracking.
+  /// first, outside any tracking, if `refreshes`.
   func refresh() {}
 
   /// Runs the body with the element.

@@ -24,15 +24,24 @@ import Observant
 /// the first declaration and reports a `RenderDiagnostic` (see `RenderTree.diagnostics`).
 public final class RenderContext {
   /// The name of the node whose body is running.
-  public let name: String
+  public private(set) var name: String
 
-  private unowned let node: RenderNode
-  private var declarations: [ChildDeclaration] = []
-  private var isOpen = true
+  // A context is used on its tree's thread, by one run at a time: no dynamic exclusivity checks.
+  @exclusivity(unchecked) private unowned var node: RenderNode
+  @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
+  @exclusivity(unchecked) private var isOpen = true
 
   internal init(node: RenderNode) {
     self.name = node.name
     self.node = node
+  }
+
+  /// Opens a closed context for a run of `node` (a context nothing else references: see
+  /// `RenderTree.makeContext(for:)`).
+  internal func reopen(for node: RenderNode) {
+    self.name = node.name
+    self.node = node
+    isOpen = true
   }
 
   /// Emits the node's visible output, for assertions through `RenderTree.output(of:)`. The last
