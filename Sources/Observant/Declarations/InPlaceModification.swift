@@ -44,7 +44,7 @@ internal enum _ModificationOutcome {
   /// The slot changed; its readers must hear it (after the fact: the old value is gone). The
   /// values are what identifies the slot's content (identities), for recognizing a slot set back
   /// within its transaction.
-  case slot(ChangeValues)
+  case slot(WriteValues)
   /// The slot's readers were told before the mutation (`.announce`).
   case announced
 }
@@ -140,8 +140,8 @@ internal struct _InPlaceModification<Value> {
       if token.id != identityBefore {
         return .slot(
           (
-            ValueBox(_ContentToken(id: identityBefore, stamp: stampBefore)),
-            ValueBox(_ContentToken(id: token.id, stamp: token.stamp))
+            KeptValue(_ContentToken(id: identityBefore, stamp: stampBefore)),
+            KeptValue(_ContentToken(id: token.id, stamp: token.stamp))
           ))
       }
       guard token.stamp != stampBefore else { return .unchanged }
@@ -156,8 +156,8 @@ internal struct _InPlaceModification<Value> {
         // Boxed as a setter boxes them (see `_changeValues`): by version, the old value is gone.
         return .slot(
           (
-            ValueBox(_IdentifiedArraySnapshot<Value>(version: stampBefore, count: countBefore)),
-            ValueBox(_IdentifiedArraySnapshot<Value>(version: tokens.version, count: tokens.count))
+            KeptValue(_IdentifiedArraySnapshot<Value>(version: stampBefore, count: countBefore)),
+            KeptValue(_IdentifiedArraySnapshot<Value>(version: tokens.version, count: tokens.count))
           ))
       }
       return tokens.version != stampBefore ? .content : .unchanged

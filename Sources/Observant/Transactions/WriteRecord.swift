@@ -21,8 +21,8 @@ internal struct WriteRecord {
   var lastWriteOrder: UInt64
   /// The value before the first write and after the latest, when every write could box them;
   /// only then can the field be recognized as set back.
-  var original: ComparableBox?
-  var latest: ComparableBox?
+  var original: KeptValue?
+  var latest: KeptValue?
   /// Every write of the lineage was made on live state (class storage, or value storage inside an
   /// anchored in-place mutation whose frames all verified): only then is "set back" a fact about
   /// the state and not about some copy.

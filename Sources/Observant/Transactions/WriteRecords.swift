@@ -56,14 +56,14 @@ internal struct WriteRecords {
   mutating func record(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
     isLive live: Bool, revertible: Bool, canRestoreStamp: Bool, slot: UnsafeRawPointer?,
-    values: () -> ChangeValues?, observers: some Sequence<ScheduledObserver>
+    values: () -> WriteValues?, observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let order = RunOrder.next()
     var newSeen = proposedSeen
     let position: Int
     if let existing = recordPosition(table, key, latestSeen: seen) {
       position = existing
-      removeFromIndex(records[position])
+      if !index.isEmpty { removeFromIndex(records[position]) }
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
       // The field moves on from any state a replacement restored it to (see `noteRestored`).
@@ -90,7 +90,8 @@ internal struct WriteRecords {
           lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot))
       position = records.count - 1
     }
-    addToIndex(records[position], at: position)
+    // The record is passed by value: only when the index is in use (a copy retains what it holds).
+    if !index.isEmpty || records.count > Self.scanLimit { addToIndex(records[position], at: position) }
     for observer in observers { self.observers.append(RecordObserver(record: position, observer: observer)) }
     if _internalChecksEnabled { checkRecord(at: position) }
     return newSeen
@@ -205,7 +206,7 @@ internal struct WriteRecords {
   private static func noteCause(of record: WriteRecord, for observer: ScheduledObserver) {
     guard observer.recordsCauses else { return }
     observer.noteCause(
-      RunCause(name: record.name, key: record.key, old: record.original, new: record.latest),
+      RunCause(name: record.name, key: record.key, old: record.original?.box, new: record.latest?.box),
       table: ObjectIdentifier(record.table), key: record.key.rawValue)
   }
 

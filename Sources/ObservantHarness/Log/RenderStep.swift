@@ -29,7 +29,7 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   internal init(name: String, runs: [String], causes: [[RunCause]] = []) {
     self.name = name
     self.runs = runs
-    if causes.allSatisfy(\.isEmpty) {
+    if causes.allSatisfy({ $0.isEmpty }) {
       recordedCauses = []
     } else {
       recordedCauses = causes + Array(repeating: [], count: max(0, runs.count - causes.count))
