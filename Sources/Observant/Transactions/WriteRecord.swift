@@ -48,4 +48,14 @@ internal struct WriteRecord {
     guard isLive, let original, let latest else { return false }
     return original.isEqual(to: latest)
   }
+
+  /// `isReverted` of the record at `record`, read field by field (a property of the record read
+  /// through a pointer copies the whole record first).
+  static func isReverted(at record: UnsafePointer<WriteRecord>) -> Bool {
+    if record.pointee.isRestored { return true }
+    guard record.pointee.isLive, let original = record.pointee.original, let latest = record.pointee.latest else {
+      return false
+    }
+    return original.isEqual(to: latest)
+  }
 }

@@ -176,7 +176,9 @@ internal struct WriteRecords {
   mutating func takeSingleDirtyObserver() -> DirtyObserver? {
     guard records.count == 1, observers.count == 1 else { return nil }
     // Read in place: a subscript of the array would copy the whole record.
-    let (reverted, order) = records.withUnsafeBufferPointer { ($0[0].isReverted, $0[0].lastWriteOrder) }
+    let (reverted, order) = records.withUnsafeBufferPointer {
+      (WriteRecord.isReverted(at: $0.baseAddress!), $0[0].lastWriteOrder)
+    }
     guard !reverted else { return nil }
     let observer = observers[0].observer
     if RunCauses.isRecording { Self.noteCause(of: records[0], for: observer) }

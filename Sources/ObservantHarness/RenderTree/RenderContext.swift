@@ -23,10 +23,10 @@ import Observant
 /// collide (put each in its own child, like sections). A key declared twice in one run keeps
 /// the first declaration and reports a `RenderDiagnostic` (see `RenderTree.diagnostics`).
 public final class RenderContext {
-  /// The name of the node whose body is running.
-  public private(set) var name: String
-
   // A context is used on its tree's thread, by one run at a time: no dynamic exclusivity checks.
+
+  /// The name of the node whose body is running.
+  @exclusivity(unchecked) public private(set) var name: String
   @exclusivity(unchecked) private unowned var node: RenderNode
   @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
   @exclusivity(unchecked) private var isOpen = true
