@@ -61,7 +61,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     let keyPath = path.keyPath
     self.keyPath = keyPath
     self.path = path
-    self.elementShape = StoreShape(navigator: elementNavigator)
+    self.elementShape = StoreShape(tree: parent.tree, navigator: elementNavigator)
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location

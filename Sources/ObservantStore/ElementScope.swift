@@ -23,7 +23,7 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
     self.collection = collection
     self.id = id
     super.init(
-      tree: collection.tree, identity: _observableIdentity(of: state), initialState: state, isValid: isValid,
+      identity: _observableIdentity(of: state), initialState: state, isValid: isValid,
       shape: collection.elementShape, keepsState: true)
   }
 

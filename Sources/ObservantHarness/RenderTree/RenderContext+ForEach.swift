@@ -18,9 +18,11 @@
 /// copy it was (write `model.sections[id: section.id]?.rows ?? []` to read the live one).
 ///
 /// Elements that are class instances (a `Store`, a `Trackable` or `@Observable` object) are not
-/// read again: the child holds the instance, and its reads through it are current. An instance
-/// replaced by another under the same id is a change of the collection, which reaches the child
-/// through this body's re-run (the instance is the child's input: a new one re-runs it).
+/// read again, and `data` is not kept for them: the child holds the instance, and its reads
+/// through it are current. An instance replaced by another under the same id is a change of the
+/// collection, which reaches the child through this body's re-run (the instance is the child's
+/// input: a new one re-runs it). (Not keeping `data` matters for a `StoreCollection`: it holds a
+/// copy of the rows array, whose storage the next in-place change of a row would then copy.)
 extension RenderContext {
   /// Declares one child per element, keyed by `id(element)` and named by `name(element)`. The
   /// elements are not `Equatable`, so this body passes no input to compare: a child is kept
@@ -135,9 +137,12 @@ extension RenderContext {
     var offset = 0
     for element in elements {
       let elementID = id(element)
-      declare(
-        name(element), key: AnyHashable(elementID), input: input?(element),
-        body: .element(ForEachChildBody(source: source, element: element, id: elementID, offset: offset)))
+      // A class instance is not read again: its child keeps the instance alone.
+      let childBody: ElementBody =
+        source.refreshesElements
+        ? ForEachChildBody(source: source, element: element, id: elementID, offset: offset)
+        : ForEachInstanceBody(source: source, element: element)
+      declare(name(element), key: AnyHashable(elementID), input: input?(element), body: .element(childBody))
       offset += 1
     }
   }
@@ -146,28 +151,33 @@ extension RenderContext {
 /// What the children of one `forEach` call share: how to evaluate the collection again, how to
 /// tell an element's id, and the body.
 internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
-  let data: () -> Data
+  /// How to evaluate the collection again; `nil` for class instances, which are not read again
+  /// (see the notes on `forEach`). Not kept then: what it captures (a copy of the collection,
+  /// say) would live as long as the children, and a copy kept alive makes the next in-place
+  /// change of the collection copy its storage.
+  let data: (() -> Data)?
   let id: (Data.Element) -> ID
   let body: (Data.Element, RenderContext) -> Void
-  /// Whether a child's later run reads its element again: not for class instances (see the
-  /// notes on `forEach`). Asked once per `forEach` call, not per child.
-  let refreshesElements: Bool
+
+  /// Whether a child's later run reads its element again. Asked once per `forEach` call, not per
+  /// child.
+  var refreshesElements: Bool { data != nil }
 
   init(
     data: @escaping () -> Data, id: @escaping (Data.Element) -> ID,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) {
-    self.data = data
+    self.data = Data.Element.self is AnyObject.Type ? nil : data
     self.id = id
     self.body = body
-    self.refreshesElements = !(Data.Element.self is AnyObject.Type)
   }
 }
 
 /// The body of one `forEach` child: the shared source, and the child's element as last seen.
 internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable>: ElementBody {
   private let source: ForEachSource<Data, ID>
-  private var element: Data.Element
+  // Used on the tree's thread, by one run at a time: no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var element: Data.Element
   private let id: ID
   /// Where the declaring run found the element: where a later run looks first.
   private let offset: Int
@@ -185,7 +195,8 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
   ///
   /// - Complexity: O(1) if the element is still where it was declared, O(*n*) otherwise.
   override func refresh() {
-    let elements = source.data()
+    guard let data = source.data else { return }
+    let elements = data()
     if offset < elements.count {
       let candidate = elements[elements.index(elements.startIndex, offsetBy: offset)]
       if source.id(candidate) == id {
@@ -196,6 +207,23 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
     if let position = elements.firstIndex(where: { source.id($0) == id }) {
       element = elements[position]
     }
+  }
+
+  override func run(_ context: RenderContext) {
+    source.body(element, context)
+  }
+}
+
+/// The body of one `forEach` child whose element is a class instance, which is not read again
+/// (see the notes on `forEach`): the shared source and the instance.
+internal final class ForEachInstanceBody<Data: RandomAccessCollection, ID: Hashable>: ElementBody {
+  private let source: ForEachSource<Data, ID>
+  private let element: Data.Element
+
+  init(source: ForEachSource<Data, ID>, element: Data.Element) {
+    self.source = source
+    self.element = element
+    super.init(refreshes: false)
   }
 
   override func run(_ context: RenderContext) {
