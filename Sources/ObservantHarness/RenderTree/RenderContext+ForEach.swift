@@ -137,12 +137,17 @@ extension RenderContext {
     var offset = 0
     for element in elements {
       let elementID = id(element)
-      // A class instance is not read again: its child keeps the instance alone.
-      let childBody: ElementBody =
-        source.refreshesElements
-        ? ForEachChildBody(source: source, element: element, id: elementID, offset: offset)
-        : ForEachInstanceBody(source: source, element: element)
-      declare(name(element), key: AnyHashable(elementID), input: input?(element), body: .element(childBody))
+      // A class instance is not read again: its child keeps the instance and the shared source,
+      // with no object of its own.
+      let childBody: ChildBody =
+        if source.refreshesElements {
+          .element(ForEachChildBody(source: source, element: element, id: elementID, offset: offset))
+        } else if source.runsInstances {
+          .instance(unsafeBitCast(element, to: AnyObject.self), source)
+        } else {
+          .element(ForEachInstanceBody(source: source, element: element))
+        }
+      declare(name(element), key: AnyHashable(elementID), input: input?(element), body: childBody)
       offset += 1
     }
   }
@@ -150,7 +155,7 @@ extension RenderContext {
 
 /// What the children of one `forEach` call share: how to evaluate the collection again, how to
 /// tell an element's id, and the body.
-internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
+internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable>: InstanceRunner {
   /// How to evaluate the collection again; `nil` for class instances, which are not read again
   /// (see the notes on `forEach`). Not kept then: what it captures (a copy of the collection,
   /// say) would live as long as the children, and a copy kept alive makes the next in-place
@@ -158,6 +163,11 @@ internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
   let data: (() -> Data)?
   let id: (Data.Element) -> ID
   let body: (Data.Element, RenderContext) -> Void
+
+  /// Whether elements (class instances not read again) are single references, which a child
+  /// keeps as `ChildBody.instance` (a class-bound existential, a reference and a witness table,
+  /// gets a `ForEachInstanceBody` instead).
+  let runsInstances: Bool
 
   /// Whether a child's later run reads its element again. Asked once per `forEach` call, not per
   /// child.
@@ -167,10 +177,23 @@ internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
     data: @escaping () -> Data, id: @escaping (Data.Element) -> ID,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) {
-    self.data = Data.Element.self is AnyObject.Type ? nil : data
+    let instances = Data.Element.self is AnyObject.Type
+    self.data = instances ? nil : data
     self.id = id
     self.body = body
+    self.runsInstances = instances && MemoryLayout<Data.Element>.size == MemoryLayout<AnyObject>.size
   }
+
+  /// Runs the body with `element`, an element of `Data` kept as `ChildBody.instance`.
+  override func run(_ element: AnyObject, _ context: RenderContext) {
+    body(unsafeBitCast(element, to: Data.Element.self), context)
+  }
+}
+
+/// Runs the body of a `forEach` child whose element is a class instance, kept by the child's node
+/// as `ChildBody.instance`: `ForEachSource` without its generic parameters.
+internal class InstanceRunner {
+  func run(_ element: AnyObject, _ context: RenderContext) {}
 }
 
 /// The body of one `forEach` child: the shared source, and the child's element as last seen.
@@ -253,4 +276,7 @@ internal class ElementBody {
 internal enum ChildBody {
   case closure((RenderContext) -> Void)
   case element(ElementBody)
+  /// A `forEach` child whose element is a class instance (never read again): the instance and
+  /// the source that runs it. No object per child.
+  case instance(AnyObject, InstanceRunner)
 }

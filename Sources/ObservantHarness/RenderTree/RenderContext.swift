@@ -27,7 +27,9 @@ public final class RenderContext {
 
   /// The name of the node whose body is running.
   @exclusivity(unchecked) public private(set) var name: String
-  @exclusivity(unchecked) private unowned var node: RenderNode
+  // Unowned(unsafe): used only while the context is open, during a run of the node (checked
+  // first); a closed context kept for reuse never touches the node it last had.
+  @exclusivity(unchecked) private unowned(unsafe) var node: RenderNode
   @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
   @exclusivity(unchecked) private var isOpen = true
 

@@ -96,12 +96,14 @@ internal final class RenderNode: RenderBody {
     if !isPrepared { prepareRun() }
     isPrepared = false
     runCount += 1
-    tree.bodyWillRun(name, causes: subscription?.lastRunCauses ?? [])
+    let tree = self.tree  // one strong reference for the run (each use of the unowned one takes one)
+    tree.bodyWillRun(name, causes: tree.asksCauses ? subscription?.lastRunCauses ?? [] : [])
     output = nil
     var context = tree.makeContext(for: self)
     switch body {
     case .closure(let body): body(context)
     case .element(let body): body.run(context)
+    case .instance(let element, let runner): runner.run(element, context)
     }
     declarations = context.close()
     tree.recycle(&context)

@@ -39,6 +39,9 @@ public final class RenderTree {
   /// What decides when bodies re-run: ``ReactionTracking`` unless the initializer was given
   /// another.
   public let tracking: any RenderTracking
+  /// Whether the tracking's subscriptions may report causes (not Observant's without
+  /// `recordingCauses`, nor Apple's): only then does a run ask its subscription for them.
+  internal let asksCauses: Bool
   /// The actor the tree was created on (`nil` outside any actor): its bodies run only there.
   internal let isolation: (any Actor)?
   private var root: RenderNode?
@@ -86,6 +89,7 @@ public final class RenderTree {
     body: @escaping (RenderContext) -> Void
   ) {
     self.tracking = tracking
+    self.asksCauses = (tracking as? ReactionTracking)?.recordingCauses ?? !(tracking is AppleObservationTracking)
     self.isolation = isolation
     openStep = OpenStep(name: "initial")
     let root = RenderNode(
@@ -268,7 +272,8 @@ private struct OpenStep {
   var causes: [[RunCause]] = []
 
   mutating func append(_ run: String, causes runCauses: [RunCause]) {
-    runs.append(run)
+    // The first run makes the array (an empty array grown by an append costs more).
+    if runs.isEmpty { runs = [run] } else { runs.append(run) }
     guard !runCauses.isEmpty else { return }
     causes.append(contentsOf: repeatElement([], count: runs.count - 1 - causes.count))
     causes.append(runCauses)
