@@ -180,9 +180,9 @@ internal struct _InPlaceModification<Value> {
 /// Opens an in-place frame (see `InPlaceFrames.begin`), for inlinable code.
 @usableFromInline
 internal func _beginInPlaceFrame(
-  _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  _ registrar: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
 ) {
-  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored, address: address)
+  InPlaceFrames.begin(registrarAddress: registrar, stamp: stamp, anchored: anchored, address: address)
 }
 
 /// Whether the innermost frame's value carries `stamp` (see `InPlaceFrames.innermostExpects`).
@@ -214,8 +214,11 @@ internal func _stateToken<Value>(at value: UnsafePointer<Value>) -> _StateToken 
 internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at value: UnsafePointer<Value>)
   -> _StateToken
 {
-  let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
-  return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
+  // Field by field through the pointer: copying the registrar out would retain its object.
+  let state = UnsafeRawPointer(value).assumingMemoryBound(to: State.self)
+  return _StateToken(
+    registrar: Unmanaged.passUnretained(state.pointee.registrar.tracking).toOpaque(),
+    id: state.pointee.registrar.id.rawValue, stamp: state.pointee.registrar.stamp)
 }
 
 /// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayVersions`.

@@ -1,4 +1,4 @@
-import Synchronization
+import _ObservantShims
 
 // Values kept for reverted writes and causes: a transaction keeps the old and new value of a write
 // that could still be set back (or whose reader records causes), and compares them when it ends.
@@ -49,7 +49,7 @@ internal typealias WriteValues = (old: KeptValue, new: KeptValue)
 internal func _changeValues<Value>(_ old: Value, _ new: Value) -> WriteValues {
   // Trivially copyable values (`Int`, `Bool`, small enums and structs) hold no state: decided at
   // compile time, before any look-up.
-  if _isPOD(Value.self) { return (KeptValue(old), KeptValue(new)) }
+  if _isPOD(Value.self) { return KeptValue.pair(old, new) }
   let flags = _TypeTraits.flags(of: Value.self)
   if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
     return (KeptValue(_ContentToken(of: old)), KeptValue(_ContentToken(of: new)))
@@ -85,15 +85,34 @@ internal struct KeptValue {
   /// Keeps `value`: inline when its type allows, otherwise boxed.
   @inlinable
   init<Value>(_ value: Value) {
-    if _isPOD(Value.self), MemoryLayout<Value>.size <= 16, MemoryLayout<Value>.alignment <= 8,
-      let kind = InlineValueKind.kind(of: Value.self)
-    {
-      var bytes: (UInt64, UInt64) = (0, 0)
-      withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Value.self) }
-      storage = .inline(kind, bytes.0, bytes.1)
+    if Self.fitsInline(Value.self), let kind = InlineValueKind.kind(of: Value.self) {
+      self.init(value, kind: kind)
     } else {
-      storage = .boxed(ValueBox(value))
+      self.init(boxed: ValueBox(value))
     }
+  }
+
+  /// Keeps a write's old and new value (one look-up of their kind).
+  @inlinable
+  static func pair<Value>(_ old: Value, _ new: Value) -> WriteValues {
+    guard fitsInline(Value.self), let kind = InlineValueKind.kind(of: Value.self) else {
+      return (KeptValue(boxed: ValueBox(old)), KeptValue(boxed: ValueBox(new)))
+    }
+    return (KeptValue(old, kind: kind), KeptValue(new, kind: kind))
+  }
+
+  /// Whether values of `Value` can be kept inline (decided at compile time where it is known).
+  @inlinable @inline(__always)
+  static func fitsInline<Value>(_: Value.Type) -> Bool {
+    _isPOD(Value.self) && MemoryLayout<Value>.size <= 16 && MemoryLayout<Value>.alignment <= 8
+  }
+
+  /// Keeps `value` inline, with its type's `kind`.
+  @inlinable @inline(__always)
+  init<Value>(_ value: Value, kind: Unmanaged<InlineValueKind>) {
+    var bytes: (UInt64, UInt64) = (0, 0)
+    withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: value, as: Value.self) }
+    storage = .inline(kind, bytes.0, bytes.1)
   }
 
   /// Keeps a value already boxed.
@@ -140,13 +159,13 @@ internal struct KeptValue {
 /// What `KeptValue` needs of a type whose values it keeps inline: the comparison of two values
 /// and their boxing, made where the type is known (so that they run specialized), one per type.
 ///
-/// Kinds are cached in a process-wide direct-mapped table of a few hundred slots, and never
-/// released. A slot taken by another type stays taken: values of a type whose slot is taken are
-/// boxed instead (so at most one kind per slot is ever made and kept).
+/// Kinds are cached in a process-wide direct-mapped table of a few hundred slots (in the shims),
+/// and never released. A slot taken by another type stays taken: values of a type whose slot is
+/// taken are boxed instead (so at most one kind per slot is ever made and kept).
 @usableFromInline
 internal final class InlineValueKind: @unchecked Sendable {
   /// The type whose values this kind describes (`ObjectIdentifier` of its metatype).
-  let type: UInt
+  @usableFromInline let type: UInt
   let areEqual: (UnsafeRawPointer, UnsafeRawPointer) -> Bool
   let box: (UnsafeRawPointer) -> ComparableBox
 
@@ -160,23 +179,15 @@ internal final class InlineValueKind: @unchecked Sendable {
     self.box = box
   }
 
-  private static var slotCount: Int { 256 }
-  nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Atomic<UInt>> = {
-    let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: slotCount)
-    for index in 0..<slotCount { (slots + index).initialize(to: Atomic(0)) }
-    return slots
-  }()
-
-  private static func slot(_ type: UInt) -> Int {
-    Int(truncatingIfNeeded: (type >> 3) ^ (type >> 11)) & (slotCount - 1)
-  }
-
   /// The kind of `Value` (a trivially copyable type of at most 16 bytes), made on first use;
-  /// `nil` when its slot is another type's.
+  /// `nil` when its slot is another type's. Inlinable: a hit is a load and a compare.
   @inlinable
   static func kind<Value>(of _: Value.Type) -> Unmanaged<InlineValueKind>? {
     let type = UInt(bitPattern: ObjectIdentifier(Value.self))
-    if let cached = cached(type) { return cached }
+    if let word = observant_inline_kind_get(type) {
+      let kind = Unmanaged<InlineValueKind>.fromOpaque(word)
+      return kind._withUnsafeGuaranteedRef { $0.type } == type ? kind : nil
+    }
     return register(
       InlineValueKind(
         type: type,
@@ -184,28 +195,17 @@ internal final class InlineValueKind: @unchecked Sendable {
         box: { ValueBox($0.loadUnaligned(as: Value.self)) }))
   }
 
-  /// The cached kind of the type `type`, if there is one.
-  @usableFromInline
-  static func cached(_ type: UInt) -> Unmanaged<InlineValueKind>? {
-    let word = slots[slot(type)].load(ordering: .acquiring)
-    guard word != 0 else { return nil }
-    let kind = Unmanaged<InlineValueKind>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)
-    return kind._withUnsafeGuaranteedRef { $0.type } == type ? kind : nil
-  }
-
   /// Caches `kind` in its type's slot if the slot is free; returns the kind cached for the type,
   /// or `nil` when the slot is another type's.
-  @usableFromInline
+  @usableFromInline @inline(never)
   static func register(_ kind: InlineValueKind) -> Unmanaged<InlineValueKind>? {
     let retained = Unmanaged.passRetained(kind)
-    let word = UInt(bitPattern: retained.toOpaque())
-    let (exchanged, original) = slots[slot(kind.type)].compareExchange(
-      expected: 0, desired: word, ordering: .acquiringAndReleasing)
-    if exchanged { return retained }
+    if observant_inline_kind_install(kind.type, retained.toOpaque()) != 0 { return retained }
     retained.release()
     // Another thread cached this type's kind first (it is used), or the slot is another type's.
-    _ = original
-    return cached(kind.type)
+    guard let word = observant_inline_kind_get(kind.type) else { return nil }
+    let cached = Unmanaged<InlineValueKind>.fromOpaque(word)
+    return cached._withUnsafeGuaranteedRef { $0.type } == kind.type ? cached : nil
   }
 }
 

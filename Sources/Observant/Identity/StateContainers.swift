@@ -96,12 +96,14 @@ internal enum _TokenComparison {
 /// optional state (0 and 0 for `nil`), and its registrar.
 @usableFromInline
 internal struct _StateToken {
-  @usableFromInline let registrar: TrackingRegistrar?
+  /// The address of the state's registrar object (for the in-place frame, which keeps the address
+  /// alone): no reference is taken, the state being read keeps it alive.
+  @usableFromInline let registrar: UnsafeMutableRawPointer?
   @usableFromInline let id: UInt64
   @usableFromInline let stamp: UInt64
 
   @inlinable
-  init(registrar: TrackingRegistrar?, id: UInt64, stamp: UInt64) {
+  init(registrar: UnsafeMutableRawPointer?, id: UInt64, stamp: UInt64) {
     self.registrar = registrar
     self.id = id
     self.stamp = stamp
@@ -154,7 +156,9 @@ extension Optional: _StateContainer where Wrapped: ObservableState {
     guard let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self).pointee?.registrar else {
       return .none
     }
-    return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
+    return _StateToken(
+      registrar: Unmanaged.passUnretained(registrar.tracking).toOpaque(), id: registrar.id.rawValue,
+      stamp: registrar.stamp)
   }
 
   @usableFromInline static func _captureTokens<Value>(of value: Value) -> Any? { nil }

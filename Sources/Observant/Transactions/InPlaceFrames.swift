@@ -78,7 +78,15 @@ internal enum InPlaceFrames {
   static func begin(
     _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
   ) {
-    let registrarAddress = registrar.map { Unmanaged.passUnretained($0).toOpaque() }
+    begin(
+      registrarAddress: registrar.map { Unmanaged.passUnretained($0).toOpaque() }, stamp: stamp, anchored: anchored,
+      address: address)
+  }
+
+  /// `begin` with the registrar's address (`Unmanaged.passUnretained(registrar).toOpaque()`).
+  static func begin(
+    registrarAddress: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  ) {
     let record = Record(
       savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
       registrar: registrarAddress, anchored: anchored, address: address)
@@ -102,9 +110,10 @@ internal enum InPlaceFrames {
 
   @inline(__always)
   private static func end(in context: TransactionContext, stamp: UInt64, sameIdentity: Bool) -> Bool {
-    guard let record = context.frames.popLast() else {
+    if context.frames.isEmpty {
       observantFatalError("Observant: an in-place mutation frame ended that was never begun")
     }
+    let record = context.frames.removeLast()
     let verified = record.registrar == nil || observant_frame_expected() == stamp
     observant_frame_set(record.savedRegistrar, record.savedExpected)
     let depth = observant_frame_depth() - 1

@@ -42,10 +42,13 @@ internal struct WriteRecord {
   /// `TransactionContext.noteUnverifiedReplacement`.)
   var isReliedOn = false
 
-  /// The field is back where the observers read it.
+  /// The field is back where the observers read it. A record of one write never is (unless a
+  /// replacement restored it): every write recorded with its values changed them (see
+  /// `WriteRecords.record`, which checks it with internal checks on), so its values are compared
+  /// only from a second write on.
   var isReverted: Bool {
     if isRestored { return true }
-    guard isLive, let original, let latest else { return false }
+    guard isLive, lastWriteOrder != firstWriteOrder, let original, let latest else { return false }
     return original.isEqual(to: latest)
   }
 
@@ -53,9 +56,9 @@ internal struct WriteRecord {
   /// through a pointer copies the whole record first).
   static func isReverted(at record: UnsafePointer<WriteRecord>) -> Bool {
     if record.pointee.isRestored { return true }
-    guard record.pointee.isLive, let original = record.pointee.original, let latest = record.pointee.latest else {
-      return false
-    }
+    guard record.pointee.isLive, record.pointee.lastWriteOrder != record.pointee.firstWriteOrder,
+      let original = record.pointee.original, let latest = record.pointee.latest
+    else { return false }
     return original.isEqual(to: latest)
   }
 }

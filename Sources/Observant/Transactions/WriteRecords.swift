@@ -84,6 +84,10 @@ internal struct WriteRecords {
       records[position].latestSeen = newSeen
     } else {
       let pair = revertible || (RunCauses.isRecording && observers.contains { $0.recordsCauses }) ? values() : nil
+      if _internalChecksEnabled, let pair, pair.old.isEqual(to: pair.new) {
+        _invariantViolated(
+          "a write recorded with values that hold the same thing (a record of one write is never set back)")
+      }
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,

@@ -129,9 +129,13 @@ public final class RenderContext {
     return declarations
   }
 
+  @inline(__always)
   internal func checkOpen(_ operation: StaticString) {
-    observantPrecondition(
-      isOpen,
+    if !isOpen { closedContextUsed(operation) }
+  }
+
+  private func closedContextUsed(_ operation: StaticString) -> Never {
+    observantFatalError(
       "RenderContext.\(operation) of \"\(name)\" was called after its body returned; a context is valid only while its body runs"
     )
   }

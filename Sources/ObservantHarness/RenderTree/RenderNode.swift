@@ -109,6 +109,10 @@ internal final class RenderNode: RenderBody {
     tree.recycle(&context)
   }
 
+  /// Whether `finishRun()` has children to reconcile (declared by the run, or kept from before):
+  /// otherwise it runs no user code.
+  var reconciles: Bool { !declarations.isEmpty || !children.isEmpty }
+
   /// Reconciles the children the run declared. Not recorded by the tracking: comparing inputs
   /// may call a user's `==` that reads tracked fields, and new children's first runs read what
   /// they read for themselves.

@@ -119,10 +119,14 @@ public final class RenderTree {
   /// - Complexity: The bodies that re-run, plus reconciliation in the parents among them.
   @discardableResult
   public func step(_ name: String = "step", _ mutation: () throws -> Void) rethrows -> RenderStep {
-    observantPrecondition(
-      !isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
-    observantPrecondition(
-      runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    // Checked here (a call to the shared precondition, with its closures, costs more).
+    if isStepping {
+      observantFatalError(
+        "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
+    }
+    if runningBodies != 0 {
+      observantFatalError("RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    }
     tracking.runPendingBodies()
     closeStep()
     openStep = OpenStep(name: name)

@@ -62,7 +62,8 @@ public struct ReactionTracking: RenderTracking {
         isolation: isolation
       ) { [unowned node] in
         node.run()
-        withoutTracking { node.finishRun() }
+        // A leaf that declared nothing reconciles nothing: no user code, no reads to keep out.
+        if node.reconciles { withoutTracking { node.finishRun() } } else { node.finishRun() }
       }
     }
     return Reaction(

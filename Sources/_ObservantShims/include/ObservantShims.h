@@ -180,6 +180,31 @@ OBSERVANT_INLINE void observant_type_traits_set(uintptr_t type, uint32_t flags) 
   __atomic_store_n(&slot->address, type, __ATOMIC_RELEASE);
 }
 
+// MARK: Inline value kinds
+
+/// The kinds of the types whose values write records keep inline (`InlineValueKind`, each +1 for
+/// the process's life), by type metadata address: a slot is taken once, by the first type to ask,
+/// and never changes. In C for the same reason as the type traits.
+#define OBSERVANT_INLINE_KIND_SLOTS 256
+extern uintptr_t _observant_inline_kinds[OBSERVANT_INLINE_KIND_SLOTS];
+
+static inline size_t observant_inline_kind_index(uintptr_t type) {
+  return (size_t)((type >> 3) ^ (type >> 11)) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
+}
+
+/// The kind in the slot of the type at `type` (possibly another type's), or NULL.
+OBSERVANT_INLINE void *_Nullable observant_inline_kind_get(uintptr_t type) {
+  return (void *)__atomic_load_n(&_observant_inline_kinds[observant_inline_kind_index(type)], __ATOMIC_ACQUIRE);
+}
+
+/// Puts `kind` in the slot of the type at `type` if the slot is free; nonzero if it did.
+OBSERVANT_INLINE int observant_inline_kind_install(uintptr_t type, void *_Nonnull kind) {
+  uintptr_t expected = 0;
+  return __atomic_compare_exchange_n(
+    &_observant_inline_kinds[observant_inline_kind_index(type)], &expected, (uintptr_t)kind, 0, __ATOMIC_ACQ_REL,
+    __ATOMIC_ACQUIRE);
+}
+
 // MARK: Executors
 
 /// Whether the running code executes on the serial executor `(identity, implementation)` (the two
