@@ -156,18 +156,28 @@ internal class StoreCore<State, Action>: AnyStoreCore {
     // Navigating records nothing: the state is read before the guard goes up.
     let state = currentState
     guard _isTrackingAccesses() else { return try body(state) }
-    return try withReadGuard(slot: observableIdentity(of: state)?.slot) { try body(state) }
+    // The guard up and the identity slot recorded out of line, `body` called here: no closure
+    // passed through generic code.
+    let previous = enterReadGuard(slot: observableIdentity(of: state)?.slot)
+    defer { exitReadGuard(previous) }
+    return try body(state)
   }
 
-  /// Runs `body` under the store's guard, after recording the identity slot in `slot` (the
-  /// observer table of the observable state read; `nil` for plain state). Out of line: generic
-  /// only in `Result`, it needs no metadata of its own.
+  /// Makes the store's guard the current scope's (its reads are recorded under it) and records the
+  /// identity slot in `slot` (the observer table of the observable state read; `nil` for plain
+  /// state), under it. Returns the guard `exitReadGuard(_:)` restores.
   @usableFromInline
-  final func withReadGuard<Result>(slot: TrackingRegistrar?, _ body: () throws -> Result) rethrows -> Result {
-    try withTrackingGuard(readers.guardForReads()) {
-      readers.recordIdentityRead(identityField, in: slot)
-      return try body()
-    }
+  final func enterReadGuard(slot: TrackingRegistrar?) -> AnyObject? {
+    let previous = _enterTrackingGuard(readers.guardForReads())
+    readers.recordIdentityRead(identityField, in: slot)
+    return previous
+  }
+
+  /// Restores the guard that was current before `enterReadGuard(slot:)` (a `TrackingGuard`, or
+  /// `nil`).
+  @usableFromInline
+  final func exitReadGuard(_ previous: AnyObject?) {
+    _restoreTrackingGuard(previous.map { unsafeDowncast($0, to: TrackingGuard.self) })
   }
 
   /// Records, in the current tracking scope, a read of the identity slot alone (under the guard),
@@ -175,7 +185,7 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   @inlinable
   final func recordIdentityRead(of state: State) {
     guard isValid, _isTrackingAccesses() else { return }
-    withReadGuard(slot: observableIdentity(of: state)?.slot) {}
+    exitReadGuard(enterReadGuard(slot: observableIdentity(of: state)?.slot))
   }
 
   /// The guard for reads a scope makes on the store's behalf.
