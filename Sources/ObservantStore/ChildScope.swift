@@ -52,8 +52,8 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
     self.scopeLocation = withoutTracking { parentLocation.appending(key, reading: named) }
     let identity = _observableIdentity(of: initialState)
     super.init(
-      tree: parent.tree, identity: identity, initialState: initialState, isValid: parentState != nil,
-      shape: StoreShape(navigator: navigator),
+      identity: identity, initialState: initialState, isValid: parentState != nil,
+      shape: StoreShape(tree: parent.tree, navigator: navigator),
       keepsState: isOptional || identity == nil || (!parent.isRoot && parent.scoped.keepsState))
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))

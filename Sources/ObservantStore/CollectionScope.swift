@@ -3,9 +3,11 @@ import Observant
 /// What `Store.scope(state:action:)` keeps for an identified array: the element stores made so far,
 /// kept in step with the array at each commit.
 ///
-/// The scope holds its parent's core (it keeps the parent alive) and the element stores' cores
-/// weakly (each holds the scope). The stores themselves are cached by the parent store
-/// (`CollectionStores`), so that asking twice for an id returns the same store.
+/// The scope holds its parent's core (it keeps the parent alive) and, by id, the element stores
+/// made: so that asking twice for an id returns the same store, it holds them (strongly) while
+/// the parent store's handle on it (`CollectionStores`) lives; each store's core holds the scope,
+/// and the handle's end breaks that cycle (the scope then holds the cores weakly, for the stores
+/// someone else keeps). One dictionary and no weak reference per row while the parent lives.
 @MainActor
 @usableFromInline
 internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction>:
@@ -20,10 +22,12 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   /// Reads the array from the parent's state (see `ScopedKeyPath`).
   @usableFromInline let path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>
   private let embed: (ID, ElementAction) -> ParentAction
-  /// The cores of the element stores made so far, by id.
-  private var elements: [ID: WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
-  /// The parent store's cache of element stores, told when one becomes invalid.
-  weak var stores: CollectionStores<ParentState, ParentAction, ID, ElementState, ElementAction>?
+  /// The element stores made so far, by id: held while the parent store's handle on this scope
+  /// lives, then their cores weakly (see the type's documentation).
+  private var elements: [ID: ElementEntry<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
+  /// Whether the parent store's handle on this scope (`CollectionStores`) is alive: element stores
+  /// are held, and cached, while it is.
+  private var holdsStores = true
   private var lastStructuralVersion: UInt64 = 0
   private var lastIDsVersion: UInt64 = 0
   /// The ids at `lastIDsVersion`, in order, when known: copied when a collection of them is made
@@ -61,7 +65,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     let keyPath = path.keyPath
     self.keyPath = keyPath
     self.path = path
-    self.elementShape = StoreShape(navigator: elementNavigator)
+    self.elementShape = StoreShape(tree: parent.tree, navigator: elementNavigator)
     self.embed = embed
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
@@ -138,21 +142,17 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     return Self.element(id, in: path.value(in: parentState), position: &position)
   }
 
-  /// The element with `id` in `elements`: at `position` if the array's structure is the one it
-  /// was found in, otherwise looked up (and `position` updated).
+  /// The element with `id` in `elements`: at `position` if the id is still there, otherwise
+  /// looked up (and `position` updated).
   @inlinable
   static func element(
     _ id: ID, in elements: IdentifiedArray<ID, ElementState>, position: inout ElementPosition
   ) -> ElementState? {
-    let version = elements.structuralVersion
-    if position.structuralVersion == version, position.index >= 0, position.index < elements.count {
-      return elements[position.index]
-    }
-    guard let index = elements.index(id: id) else { return nil }
-    position = ElementPosition()
-    position.index = index
-    position.structuralVersion = version
-    return elements[index]
+    let index = position.index
+    if index >= 0, index < elements.count, elements.ids[index] == id { return elements[index] }
+    guard let found = elements.index(id: id) else { return nil }
+    position.index = found
+    return elements[found]
   }
 
   /// Sends the action of the element store for `id` to the parent.
@@ -195,21 +195,37 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     }
   }
 
-  /// A new core for the element `id`: valid and examined from now on when `current` is the row's
-  /// current state, otherwise invalid and showing `shown`.
-  func makeElement(_ id: ID, current: ElementState?, shown: ElementState) -> Element {
+  /// The store for the row a snapshot showed at a position: `shown`, with `id`, at the removal
+  /// epoch `epoch`. The store made before for the id (cached while the parent's handle lives), or
+  /// a new one, while that row is still in the array; otherwise an invalid store showing `shown`,
+  /// neither cached nor examined.
+  func store(for id: ID, showing shown: ElementState, since epoch: Int) -> Store<ElementState, ElementAction> {
+    let current = resolve(id, showing: shown, since: epoch)
+    if current != nil, case .held(let cached)? = elements[id], cached.isValid { return cached }
     guard let current, isValid else {
-      return Element(collection: self, id: id, showing: shown, isValid: false)
+      return Store(core: Element(collection: self, id: id, showing: shown, isValid: false))
     }
     let element = Element(collection: self, id: id, showing: current, isValid: true)
-    elements[id] = WeakElement(core: element)
-    return element
+    let store = Store<ElementState, ElementAction>(core: element)
+    elements[id] = holdsStores ? .held(store) : .weak(WeakElement(core: element))
+    return store
   }
 
   /// Forgets the element store `core` made for `id` (it became invalid).
   func forget(_ id: ID, _ core: Element) {
     if elements[id]?.core === core { elements[id] = nil }
-    stores?.forget(id, core)
+  }
+
+  /// The parent store's handle on this scope ended: the element stores are no longer held (nor
+  /// cached); the cores of those someone else keeps stay examined, held weakly.
+  func stopHoldingStores() {
+    guard holdsStores else { return }
+    holdsStores = false
+    let held = elements
+    elements = [:]
+    for (id, entry) in held {
+      if let core = entry.core { elements[id] = .weak(WeakElement(core: core)) }
+    }
   }
 
   // MARK: Commit
@@ -269,11 +285,11 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     observer?.cancel()
     observer = nil
     parent.removeDependent(self, for: keyPath)
-    let cores = elements.values.compactMap { $0.core }
+    let entries = elements
     elements = [:]
     knownIDs = nil
-    for core in cores { core.invalidate() }
-    stores?.forgetAll()
+    // The entries (and the stores they hold) are let go of once every core is invalid.
+    for core in entries.values.compactMap({ $0.core }) { core.invalidate() }
   }
 }
 
@@ -282,42 +298,52 @@ internal struct WeakElement<ParentState, ParentAction, ID: Hashable, ElementStat
   weak var core: ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>?
 }
 
+/// An element store made by a collection scope: held (and cached) while the parent's handle on
+/// the scope lives, then its core weakly.
+@MainActor
+internal enum ElementEntry<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
+  case held(Store<ElementState, ElementAction>)
+  case weak(WeakElement<ParentState, ParentAction, ID, ElementState, ElementAction>)
+
+  /// The store's core, if it still exists.
+  var core: ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>? {
+    switch self {
+    case .held(let store):
+      unsafeDowncast(store.core, to: ElementScope<ParentState, ParentAction, ID, ElementState, ElementAction>.self)
+    case .weak(let reference):
+      reference.core
+    }
+  }
+}
+
 /// The instance identity of `value`, if its type has one (`ObservableState` does).
 private func instanceIdentity<Value>(of value: Value) -> InstanceIdentity? {
   (value as? any InstanceIdentifiable)?.instanceIdentity
 }
 
-/// A parent store's cache of the element stores of one collection scope, by id: asking twice for
-/// an id returns the same store while its row lives.
+/// A parent store's handle on one of its collection scopes: while it lives (the parent store
+/// keeps it in its scope cache), the scope holds and caches the element stores it made, so that
+/// asking twice for an id returns the same store while its row lives. Its end (with the parent
+/// store) lets the scope hold the element stores' cores weakly instead, breaking the cycle
+/// between the scope and the stores it holds.
 @MainActor
 @usableFromInline
 internal final class CollectionStores<ParentState, ParentAction, ID: Hashable, ElementState, ElementAction> {
   @usableFromInline let scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>
-  private var stores: [ID: Store<ElementState, ElementAction>] = [:]
 
   @usableFromInline
   init(scope: CollectionScope<ParentState, ParentAction, ID, ElementState, ElementAction>) {
     self.scope = scope
-    scope.stores = self
   }
 
-  /// The store for the row a snapshot showed at a position: `shown`, with `id`, at the scope's
-  /// removal epoch `epoch`. The cached store (or a new one) while that row is still in the array;
-  /// otherwise an invalid store showing `shown`, not cached.
+  // On the main actor, as everything the scope holds is used: a parent store released elsewhere
+  // hands this to the main actor (the stores stay held meanwhile).
+  isolated deinit {
+    scope.stopHoldingStores()
+  }
+
+  /// The store for the row a snapshot showed at a position (see `CollectionScope.store(for:)`).
   func store(for id: ID, showing shown: ElementState, since epoch: Int) -> Store<ElementState, ElementAction> {
-    let current = scope.resolve(id, showing: shown, since: epoch)
-    if current != nil, let cached = stores[id], cached.isValid { return cached }
-    let store = Store(core: scope.makeElement(id, current: current, shown: shown))
-    if store.isValid { stores[id] = store }
-    return store
-  }
-
-  /// Drops the store of `core` (it became invalid).
-  func forget(_ id: ID, _ core: AnyObject) {
-    if let cached = stores[id], cached.core === core { stores[id] = nil }
-  }
-
-  func forgetAll() {
-    stores = [:]
+    scope.store(for: id, showing: shown, since: epoch)
   }
 }

@@ -11,9 +11,9 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
   /// Keeps the collection scope (which examines this store) and, through it, the parent alive.
   @usableFromInline let collection: CollectionScope<ParentState, ParentAction, ID, State, Action>
   @usableFromInline let id: ID
-  /// Where the element was last found: its index, valid while the array's structural version is
-  /// the one recorded (the same ids in the same order), so that a read after an action that did
-  /// not move rows takes the row at its index instead of looking its id up.
+  /// Where the element was last found: its index, where a read looks first (the id there is
+  /// compared), so that a read after an action that did not move rows takes the row at its index
+  /// instead of looking its id up.
   @usableFromInline @exclusivity(unchecked) var position = ElementPosition()
 
   init(
@@ -23,7 +23,7 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
     self.collection = collection
     self.id = id
     super.init(
-      tree: collection.tree, identity: _observableIdentity(of: state), initialState: state, isValid: isValid,
+      identity: _observableIdentity(of: state), initialState: state, isValid: isValid,
       shape: collection.elementShape, keepsState: true)
   }
 
@@ -52,7 +52,6 @@ internal final class ElementScope<ParentState, ParentAction, ID: Hashable, State
 @usableFromInline
 internal struct ElementPosition {
   @usableFromInline var index = -1
-  @usableFromInline var structuralVersion: UInt64 = 0
 
   @inlinable init() {}
 }

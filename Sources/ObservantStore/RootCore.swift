@@ -27,6 +27,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     _modify { yield &stateAddress.pointee }
   }
   @usableFromInline let reducer: (inout State, Action) -> Effect<Action>
+  /// The tree, held here too: the send's hot path reaches it in one load (through the shape, each
+  /// use retained and released it).
+  @usableFromInline let rootTree: StoreTree
   @usableFromInline let limits: SendLimits
   /// Whether a commit compares plain state with its value before the reducer ran (state that is
   /// not `ObservableState` but `Equatable`, `IdentityComparable` or a class), which costs a copy
@@ -74,10 +77,11 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
       identity == nil
       && (State.self is any Equatable.Type || State.self is any IdentityComparable.Type || State.self is AnyObject.Type)
     let tree = StoreTree(diagnostics: diagnostics)
+    self.rootTree = tree
     // The root's own reads take its state in place (`StoreCore.rootState`); the navigator is
     // there for the shape's sake.
-    let shape = StoreShape<State, Action>(navigator: { unsafeDowncast($0, to: RootCore.self).state })
-    super.init(tree: tree, identity: identity, isValid: true, shape: shape, isRoot: true)
+    let shape = StoreShape<State, Action>(tree: tree, navigator: { unsafeDowncast($0, to: RootCore.self).state })
+    super.init(identity: identity, isValid: true, shape: shape, isRoot: true)
     tree.root = self
   }
 
@@ -141,7 +145,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   @usableFromInline
   final func queueWhileBusy(_ action: Action) {
     queue.append(action)
-    if !tree.isReducing, let name = runningReactionName, !reactionSenders.contains(name) {
+    if !rootTree.isReducing, let name = runningReactionName, !reactionSenders.contains(name) {
       reactionSenders.append(name)
     }
   }
@@ -216,9 +220,9 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     // passed to a function of a module built without strict concurrency checks its executor.
     actionInReducer = action
     defer { actionInReducer = nil }
-    tree.reducerWillRun()
+    rootTree.reducerWillRun()
     return mutateLiveState { state in
-      defer { tree.reducerDidRun() }
+      defer { rootTree.reducerDidRun() }
       return reducer(&state, action)
     }
   }
@@ -234,13 +238,13 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
 
   @inlinable
   final func commit(changed: Bool, _ effect: Effect<Action>) {
-    var examined = tree.commit()
+    var examined = rootTree.commit()
     // The root state itself replaced (`state = State()`), or plain state that changed: the root
     // store's readers must look again.
     if changed {
       examined += announceReplacement()
     }
-    tree.diagnostics.recordCommit(storesExamined: examined)
+    rootTree.diagnostics.recordCommit(storesExamined: examined)
     run(effect)
   }
 
@@ -274,7 +278,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
   }
 
   private func reportRunaway(processed: Int, dropped: ArraySlice<Action>) {
-    tree.diagnostics.report(
+    rootTree.diagnostics.report(
       StoreDiagnostic(
         kind: .runawayActions,
         message: "Observant: one send to \(describedPath) led to \(processed) actions, its maximumActionsPerSend; "
@@ -289,7 +293,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     let senders =
       reactionSenders.isEmpty
       ? "code that is not a reaction" : reactionSenders.map { "\"\($0)\"" }.joined(separator: ", ")
-    tree.diagnostics.report(
+    rootTree.diagnostics.report(
       StoreDiagnostic(
         kind: .runawayActions,
         message: "Observant: one send to \(describedPath) did not settle: reactions re-run by its commits sent actions "

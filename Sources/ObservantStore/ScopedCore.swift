@@ -34,31 +34,33 @@ internal class AnyStoreCore {
 @MainActor
 @usableFromInline
 internal class ScopedCore<State, Action>: StoreCore<State, Action> {
-  /// The state read through the store (or given to it by a commit) at `readGeneration`. Let go of
-  /// before the reducer next runs, unless `keepsState`.
-  @usableFromInline @exclusivity(unchecked) final var readState: State?
-  /// The tree's state generation when `readState` was read.
-  @usableFromInline @exclusivity(unchecked) final var readGeneration: UInt64 = 0
+  // Stored properties in an order that packs them (the flags first, in the base class's tail): a
+  // row's store is made per rendered row.
+
   /// Whether the tree holds this core in its list of read states to let go of.
   @usableFromInline @exclusivity(unchecked) final var isListedForRelease = false
   /// Whether `readState` is kept across actions (see the type's documentation).
   @usableFromInline let keepsState: Bool
-  /// What the store shows once invalid.
-  private final var finalState: State?
+  /// The state read through the store (or given to it by a commit) at `readGeneration`. Let go of
+  /// before the reducer next runs, unless `keepsState`. Once the store is invalid, what it shows
+  /// (kept for good: a store's state is read from here only while it is valid, and is what it
+  /// shows after).
+  @usableFromInline @exclusivity(unchecked) final var readState: State?
+  /// The tree's state generation when `readState` was read.
+  @usableFromInline @exclusivity(unchecked) final var readGeneration: UInt64 = 0
 
   /// - Parameters:
   ///   - initialState: the state the store starts with (for an invalid store, what it shows).
   ///   - keepsState: see `keepsState`.
   init(
-    tree: StoreTree, identity: StateIdentity?, initialState: State, isValid: Bool, shape: StoreShape<State, Action>,
-    keepsState: Bool
+    identity: StateIdentity?, initialState: State, isValid: Bool, shape: StoreShape<State, Action>, keepsState: Bool
   ) {
     self.keepsState = keepsState
-    super.init(tree: tree, identity: identity, isValid: isValid, shape: shape)
+    super.init(identity: identity, isValid: isValid, shape: shape)
     if isValid {
       keepRead(initialState)
     } else {
-      finalState = initialState
+      readState = initialState
     }
   }
 
@@ -84,8 +86,10 @@ internal class ScopedCore<State, Action>: StoreCore<State, Action> {
   @inlinable
   final func keepRead(_ state: State) {
     if !keepsState && !isListedForRelease { listForRelease() }
-    readState = state
+    // The generation first: assigning the state releases the one kept, and the tree would be
+    // retained across that.
     readGeneration = tree.stateGeneration
+    readState = state
   }
 
   @usableFromInline
@@ -96,12 +100,13 @@ internal class ScopedCore<State, Action>: StoreCore<State, Action> {
 
   final override func releaseReadState() {
     isListedForRelease = false
-    readState = nil
+    // An invalid store keeps what it shows.
+    if isValid { readState = nil }
   }
 
   /// `knownState` of a scoped store.
   final var scopedKnownState: State? {
-    guard isValid else { return finalState }
+    guard isValid else { return readState }
     if let readState { return readState }
     if let state = withoutTracking({ navigator(self) }) { return state }
     return lastState()
@@ -112,8 +117,7 @@ internal class ScopedCore<State, Action>: StoreCore<State, Action> {
   func lastState() -> State? { readState }
 
   final override func keepLastState() {
-    finalState = lastState()
-    readState = nil
+    readState = lastState()
   }
 
   // MARK: Commit

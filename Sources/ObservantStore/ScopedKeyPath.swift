@@ -20,7 +20,7 @@ internal struct ScopedKeyPath<Root, Value> {
     let keyPath = consume keyPath
     access = { root in
       guard let root else { return (keyPath, nil) }
-      return (nil, root.pointee[keyPath: keyPath])
+      return (nil, _applyInPlace(UnsafeMutablePointer(mutating: root), keyPath))
     }
   }
 
@@ -37,4 +37,17 @@ internal struct ScopedKeyPath<Root, Value> {
   /// The value at the key path in the state at `root`.
   @inlinable
   internal func value(at root: UnsafePointer<Root>) -> Value { access(root).value! }
+}
+
+/// `root.pointee[keyPath: keyPath]`, with the state passed `inout`: the getter then borrows it
+/// where it is (through a pointer it is copied first, retaining all it holds, since any call could
+/// write the memory a pointer points to). Nothing is written.
+@inlinable @inline(__always)
+internal func _applyInPlace<Root, Value>(_ root: UnsafeMutablePointer<Root>, _ keyPath: KeyPath<Root, Value>) -> Value {
+  _applyInout(&root.pointee, keyPath)
+}
+
+@inlinable
+internal func _applyInout<Root, Value>(_ root: inout Root, _ keyPath: KeyPath<Root, Value>) -> Value {
+  root[keyPath: keyPath]
 }

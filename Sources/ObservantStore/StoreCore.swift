@@ -23,10 +23,12 @@ internal class StoreCore<State, Action>: AnyStoreCore {
 
   // MARK: Tree role
 
-  @usableFromInline let tree: StoreTree
-  /// What the stores made at one scope share: how to navigate to their state, and the name of
-  /// their identity field (one for all the element stores of a collection).
+  /// What the stores made at one scope share: their tree, how to navigate to their state, and
+  /// the name of their identity field (one for all the element stores of a collection).
   @usableFromInline let shape: StoreShape<State, Action>
+  /// The tree (kept by the shape: a word less in every store).
+  @inlinable
+  final var tree: StoreTree { shape.tree }
   /// Child and collection scopes made below this store, by key path. Weak: they hold this core.
   /// A commit that replaces this store's state re-examines them; invalidation reaches them.
   private final var dependents: [AnyKeyPath: WeakDependent] = [:]
@@ -54,16 +56,13 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   ///     is gone.
   ///   - shape: see `shape`.
   @usableFromInline
-  init(
-    tree: StoreTree, identity: StateIdentity?, isValid: Bool, shape: StoreShape<State, Action>, isRoot: Bool = false
-  ) {
-    self.tree = tree
+  init(identity: StateIdentity?, isValid: Bool, shape: StoreShape<State, Action>, isRoot: Bool = false) {
     self.shape = shape
     self.isValid = isValid
     self.isRoot = isRoot
     self.readers = StoreReaders(identity: identity, isRoot: isRoot)
     self.stateIsObservable = identity != nil
-    tree.diagnostics.recordStoreCreated()
+    shape.tree.diagnostics.recordStoreCreated()
   }
 
   // MARK: Position (what the subclasses provide)
@@ -157,18 +156,28 @@ internal class StoreCore<State, Action>: AnyStoreCore {
     // Navigating records nothing: the state is read before the guard goes up.
     let state = currentState
     guard _isTrackingAccesses() else { return try body(state) }
-    return try withReadGuard(slot: observableIdentity(of: state)?.slot) { try body(state) }
+    // The guard up and the identity slot recorded out of line, `body` called here: no closure
+    // passed through generic code.
+    let previous = enterReadGuard(slot: observableIdentity(of: state)?.slot)
+    defer { exitReadGuard(previous) }
+    return try body(state)
   }
 
-  /// Runs `body` under the store's guard, after recording the identity slot in `slot` (the
-  /// observer table of the observable state read; `nil` for plain state). Out of line: generic
-  /// only in `Result`, it needs no metadata of its own.
+  /// Makes the store's guard the current scope's (its reads are recorded under it) and records the
+  /// identity slot in `slot` (the observer table of the observable state read; `nil` for plain
+  /// state), under it. Returns the guard `exitReadGuard(_:)` restores.
   @usableFromInline
-  final func withReadGuard<Result>(slot: TrackingRegistrar?, _ body: () throws -> Result) rethrows -> Result {
-    try withTrackingGuard(readers.guardForReads()) {
-      readers.recordIdentityRead(identityField, in: slot)
-      return try body()
-    }
+  final func enterReadGuard(slot: TrackingRegistrar?) -> AnyObject? {
+    let previous = _enterTrackingGuard(readers.guardForReads())
+    readers.recordIdentityRead(identityField, in: slot)
+    return previous
+  }
+
+  /// Restores the guard that was current before `enterReadGuard(slot:)` (a `TrackingGuard`, or
+  /// `nil`).
+  @usableFromInline
+  final func exitReadGuard(_ previous: AnyObject?) {
+    _restoreTrackingGuard(previous.map { unsafeDowncast($0, to: TrackingGuard.self) })
   }
 
   /// Records, in the current tracking scope, a read of the identity slot alone (under the guard),
@@ -176,7 +185,7 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   @inlinable
   final func recordIdentityRead(of state: State) {
     guard isValid, _isTrackingAccesses() else { return }
-    withReadGuard(slot: observableIdentity(of: state)?.slot) {}
+    exitReadGuard(enterReadGuard(slot: observableIdentity(of: state)?.slot))
   }
 
   /// The guard for reads a scope makes on the store's behalf.
@@ -217,10 +226,10 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   }
 
   /// Whether `identity` is the one readers last heard of (which it becomes); `nil` (plain state)
-  /// never is.
+  /// never is. When it is not, the caller announces the replacement (`announceReplacement()`).
   @usableFromInline
   final func acceptIdentity(_ identity: StateIdentity?) -> Bool {
-    readers.accept(identity)
+    readers.accept(identity, field: identityField)
   }
 
   /// Tells the readers that the state was replaced and re-examines the scopes below. Returns how
@@ -289,6 +298,8 @@ internal class StoreCore<State, Action>: AnyStoreCore {
 @MainActor
 @usableFromInline
 internal final class StoreShape<State, Action> {
+  /// The tree the stores belong to.
+  @usableFromInline let tree: StoreTree
   /// Reads a store's state from its parent's (or, for the root, the state itself), without
   /// recording and with tracking already suspended; `nil` when it is gone.
   @usableFromInline let navigator: (StoreCore<State, Action>) -> State?
@@ -297,7 +308,8 @@ internal final class StoreShape<State, Action> {
   let identityField: InternalField
 
   @usableFromInline
-  init(navigator: @escaping (StoreCore<State, Action>) -> State?) {
+  init(tree: StoreTree, navigator: @escaping (StoreCore<State, Action>) -> State?) {
+    self.tree = tree
     self.navigator = navigator
     self.identityField = InternalField(0, name: "state", owner: Store<State, Action>.self)
   }

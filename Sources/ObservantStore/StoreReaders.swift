@@ -10,36 +10,38 @@ import Observant
 /// makes one for the slot on the first tracked read, as it makes the guard.
 @MainActor
 internal struct StoreReaders {
-  /// The identity slot of plain state and of the root's state: readers record it; it notifies
+  /// The identity slot readers record: for scoped stores of `ObservableState`, the table of the
+  /// state readers last heard of (which its copies share: the state the store keeps holds the
+  /// same table, so this adds no reference of its own that matters); for plain state and the
+  /// root's state, a table of the store's own, made on the first tracked read, which notifies
   /// when the state changed or was replaced. (The root keeps no reference to its state's table: a
   /// second one would make every write to the state take the slower path of a shared value.)
-  private var ownSlot: TrackingRegistrar?
+  private var slot: TrackingRegistrar?
   /// Guards the reads made through the store (see `TrackingGuard`); invalidated with the store.
   private var readGuard: TrackingGuard?
-  /// The `ObservableStateID` of the state readers last heard of (`nil` for plain state).
-  private(set) var identity: ObservableStateID?
-  /// Scoped stores of `ObservableState`: the table of the state readers last heard of, and the
-  /// table of the state a commit found replaced, which `notifyReplacement` tells. (Their last
-  /// state holds the same table: keeping it adds no reference of its own that matters.)
-  private var heardSlot: TrackingRegistrar?
-  private var replacedSlot: TrackingRegistrar?
+  /// The raw `ObservableStateID` of the state readers last heard of; 0 (no identity is) for plain
+  /// state. (A raw value: an optional would take a word more in every store.)
+  private var identityValue: UInt64
   /// Whether readers record the identity slot in the state's table (scoped stores of
-  /// `ObservableState`) rather than in `ownSlot`.
+  /// `ObservableState`) rather than in a table of the store's own.
   let recordsInStateTable: Bool
 
   init(identity: StateIdentity?, isRoot: Bool) {
-    self.identity = identity?.id
+    self.identityValue = identity?.id.rawValue ?? 0
     self.recordsInStateTable = identity != nil && !isRoot
-    self.heardSlot = recordsInStateTable ? identity?.slot : nil
+    self.slot = recordsInStateTable ? identity?.slot : nil
   }
 
+  /// The `ObservableStateID` of the state readers last heard of (`nil` for plain state).
+  var identity: ObservableStateID? { identityValue == 0 ? nil : ObservableStateID(rawValue: identityValue) }
+
   /// Records, in the current tracking scope, a read of the identity slot, `field` (the store's
-  /// `state` field, named after its `Store` type): in `slot`, the table of the observable state
-  /// read, or in the store's own.
-  mutating func recordIdentityRead(_ field: @autoclosure () -> InternalField, in slot: TrackingRegistrar?) {
-    if recordsInStateTable, let slot { return slot.access(field()) }
-    let own = ownSlot ?? TrackingRegistrar()
-    ownSlot = own
+  /// `state` field, named after its `Store` type): in `stateSlot`, the table of the observable
+  /// state read, or in the store's own.
+  mutating func recordIdentityRead(_ field: @autoclosure () -> InternalField, in stateSlot: TrackingRegistrar?) {
+    if recordsInStateTable, let stateSlot { return stateSlot.access(field()) }
+    let own = slot ?? TrackingRegistrar()
+    slot = own
     own.access(field())
   }
 
@@ -51,29 +53,30 @@ internal struct StoreReaders {
     return made
   }
 
-  /// Whether `identity` is the one readers last heard of; otherwise it becomes it, and the table
-  /// of the one it replaces is told by the next `notifyReplacement`. `nil` (plain state) never is.
-  mutating func accept(_ identity: StateIdentity?) -> Bool {
+  /// Whether `identity` is the one readers last heard of; otherwise it becomes it, and, for a
+  /// scoped store of `ObservableState`, the readers of the identity slot `field` in the table of
+  /// the one it replaces are told now (the state was replaced: the caller announces the
+  /// replacement next, see `notifyReplacement`). `nil` (plain state) never is.
+  mutating func accept(_ identity: StateIdentity?, field: @autoclosure () -> InternalField) -> Bool {
     guard let identity else {
-      self.identity = nil
+      identityValue = 0
       return false
     }
-    if identity.id == self.identity { return true }
-    self.identity = identity.id
+    if identity.id.rawValue == identityValue { return true }
+    identityValue = identity.id.rawValue
     if recordsInStateTable {
-      replacedSlot = heardSlot
-      heardSlot = identity.slot
+      let replaced = slot
+      slot = identity.slot
+      replaced?.notifyChange(of: field())
     }
     return false
   }
 
-  /// Tells the readers of the identity slot that the state was replaced (or, plain, changed).
+  /// Tells the readers of the store's own identity slot (plain state, the root's state) that the
+  /// state was replaced or changed. (A scoped store of `ObservableState` told the table of the
+  /// replaced state when it accepted the new one.)
   mutating func notifyReplacement(_ field: @autoclosure () -> InternalField) {
-    if let replacedSlot {
-      self.replacedSlot = nil
-      replacedSlot.notifyChange(of: field())
-    }
-    ownSlot?.notifyChange(of: field())
+    if !recordsInStateTable { slot?.notifyChange(of: field()) }
   }
 
   /// What was read through the store stops driving its readers.

@@ -131,4 +131,38 @@ struct ElementFreshnessTests {
     #expect(tree.step { inbox.messages.move(from: 2, to: 0) }.runs == ["Inbox"])
     #expect(tree.step { inbox.messages.append(Message(id: 4, title: "r4")) }.runs == ["Inbox", "Message[4]"])
   }
+
+  // A class instance is the element itself: its reads are current, so a child's later run does
+  // not evaluate the collection again (what the store's row stores rely on: a `StoreCollection`
+  // evaluated per row run would look the row up through the store each time).
+  @Test("class-instance elements are not read again: a child re-run by its own reads leaves the collection alone")
+  func classElementsNotReadAgain() {
+    final class Item: Trackable, Identifiable, @unchecked Sendable {
+      let trackingRegistrar = TrackingRegistrar()
+      let id: Int
+      @Tracked var title: String
+      init(id: Int, title: String) {
+        self.id = id
+        self.title = title
+      }
+    }
+    final class Items: @unchecked Sendable {
+      var evaluations = 0
+      let items = (1...3).map { Item(id: $0, title: "i\($0)") }
+      var current: [Item] {
+        evaluations += 1
+        return items
+      }
+    }
+    let source = Items()
+    let tree = RenderTree("List") { list in
+      list.forEach(source.current, name: { "Item[\($0.id)]" }) { item, row in
+        row.text(item.title)
+      }
+    }
+    #expect(source.evaluations == 1)
+    #expect(tree.step { source.items[1].title = "edited" }.runs == ["Item[2]"])
+    #expect(tree.output(of: "Item[2]") == "edited")
+    #expect(source.evaluations == 1)
+  }
 }

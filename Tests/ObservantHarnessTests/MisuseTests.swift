@@ -1,3 +1,4 @@
+import Observant
 import ObservantHarness
 import Testing
 
@@ -11,6 +12,27 @@ struct MisuseTests {
       var escaped: RenderContext?
       let tree = RenderTree("Screen") { screen in escaped = screen }
       escaped?.text("too late")
+      withExtendedLifetime(tree) {}
+    }
+  }
+
+  // Runs reuse a context nothing kept: one a body kept must stay closed through later runs.
+  @Test("using a context kept from an earlier run of the same node stops the program")
+  func staleContextAfterLaterRuns() async {
+    await #expect(processExitsWith: .failure) {
+      final class Counter: Trackable, @unchecked Sendable {
+        let trackingRegistrar = TrackingRegistrar()
+        @Tracked var value = 0
+      }
+      let counter = Counter()
+      var escaped: RenderContext?
+      let tree = RenderTree("Screen") { screen in
+        // The second run uses the first run's context while its own is open: were that context
+        // reused for this run, the call would pass.
+        if let escaped { escaped.text("too late") } else { escaped = screen }
+        screen.text("\(counter.value)")
+      }
+      tree.step { counter.value += 1 }
       withExtendedLifetime(tree) {}
     }
   }

@@ -196,6 +196,48 @@ struct BadInputTests {
     #expect(diagnostics.commits == 2)
   }
 
+  // The root store's handle on its collection scope keeps the row stores (so that scoping twice
+  // returns the same store); when it goes with the root store, the scope holds the row stores'
+  // cores weakly: rows removed or replaced later still reach the stores someone kept, and the
+  // stores nobody keeps go.
+  @Test("row stores kept after their root store object is gone are still examined, and go when let go of")
+  func rowStoresOutlivingTheRootStoreObject() {
+    let diagnostics = StoreDiagnostics(printing: false)
+    var first: Store<RowFeature.State, RowFeature.Action>?
+    var second: Store<RowFeature.State, RowFeature.Action>?
+    weak var root: Store<ListFeature.State, ListFeature.Action>?
+    do {
+      let store = Store(
+        initialState: ListFeature.State(rows: [1, 2]), reducer: ListFeature.reduce, diagnostics: diagnostics)
+      root = store
+      // A row can ask the root to remove or replace it.
+      let rows = store.scope(
+        state: \.rows,
+        action: { (id: Int, action: RowFeature.Action) -> ListFeature.Action in
+          switch action {
+          case .showChild: .remove(id)
+          case .dismissChild: .replace(id)
+          default: .row(id: id, action: action)
+          }
+        })
+      first = rows[0]
+      second = rows[1]
+    }
+    #expect(root == nil)
+    let reader = Reaction { _ = second?.count }
+    second?.send(.dismissChild)  // row 2 replaced by a new value
+    #expect(reader.runCount == 2)
+    #expect(second?.count == 100)
+    first?.send(.showChild)  // row 1 removed
+    #expect(first?.isValid == false)
+    #expect(second?.isValid == true)
+    #expect(diagnostics.all.isEmpty)
+    weak let released = second
+    second = nil
+    #expect(released == nil, "nothing holds a row store nobody keeps")
+    withExtendedLifetime(reader) {}
+  }
+
   // MARK: Reads of removed rows
 
   @Test("reading a removed row returns its last value and records nothing")

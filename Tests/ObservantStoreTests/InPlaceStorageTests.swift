@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // (Observable types declared the way the README and the articles show them: two lines a field.)
 import Observant
+import ObservantHarness
 import ObservantStore
 import Testing
 
@@ -411,6 +412,26 @@ struct InPlaceStorageTests {
       #expect(rowsBuffer(store) == elements, "\(action)")
     }
     #expect(list.runCount == 4)
+  }
+
+  // The harness's forEach keeps no `data` for class elements (stores): the collection its body
+  // made goes away with the run, and with it the collection's copy of the rows array.
+  @Test("a list rendered with forEach over row stores: a row change stays in place from the first action")
+  func renderedForEachChangesInPlace() {
+    let store = makeStore()
+    let tree = RenderTree("List") { list in
+      list.forEach(store.scope(state: \.rows, action: HolderFeature.Action.row), name: { "Row[\($0.id)]" }) {
+        row, context in
+        context.text(row.title)
+      }
+    }
+    let elements = rowsBuffer(store)
+    #expect(elements != nil)
+    for title in ["two", "2"] {
+      #expect(tree.step { store.send(.row(id: 2, action: .rename(title))) }.runs == ["Row[2]"])
+      #expect(rowsBuffer(store) == elements, "renamed to \(title)")
+      #expect(tree.output(of: "Row[2]") == title)
+    }
   }
 
   // MARK: What invalid stores show (unchanged: the last state read or committed)

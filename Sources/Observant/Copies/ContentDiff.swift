@@ -163,7 +163,7 @@ internal struct ContentDiff {
   /// write (so that a transaction sees it set back, too). `new` becomes the stamp the field should
   /// carry, unless it is `fixed` (stored where the diff cannot update it).
   mutating func fieldChanged(
-    _ table: ObserverTable?, from old: UInt64, to new: inout UInt64, fixed: Bool, values: () -> ChangeValues?
+    _ table: ObserverTable?, from old: UInt64, to new: inout UInt64, fixed: Bool, values: () -> WriteValues?
   ) {
     guard let table else { return }
     // The new state's stamp is an old one, which other copies may carry too. A transaction

@@ -44,7 +44,7 @@ internal enum _ModificationOutcome {
   /// The slot changed; its readers must hear it (after the fact: the old value is gone). The
   /// values are what identifies the slot's content (identities), for recognizing a slot set back
   /// within its transaction.
-  case slot(ChangeValues)
+  case slot(WriteValues)
   /// The slot's readers were told before the mutation (`.announce`).
   case announced
 }
@@ -140,8 +140,8 @@ internal struct _InPlaceModification<Value> {
       if token.id != identityBefore {
         return .slot(
           (
-            ValueBox(_ContentToken(id: identityBefore, stamp: stampBefore)),
-            ValueBox(_ContentToken(id: token.id, stamp: token.stamp))
+            KeptValue(_ContentToken(id: identityBefore, stamp: stampBefore)),
+            KeptValue(_ContentToken(id: token.id, stamp: token.stamp))
           ))
       }
       guard token.stamp != stampBefore else { return .unchanged }
@@ -156,8 +156,8 @@ internal struct _InPlaceModification<Value> {
         // Boxed as a setter boxes them (see `_changeValues`): by version, the old value is gone.
         return .slot(
           (
-            ValueBox(_IdentifiedArraySnapshot<Value>(version: stampBefore, count: countBefore)),
-            ValueBox(_IdentifiedArraySnapshot<Value>(version: tokens.version, count: tokens.count))
+            KeptValue(_IdentifiedArraySnapshot<Value>(version: stampBefore, count: countBefore)),
+            KeptValue(_IdentifiedArraySnapshot<Value>(version: tokens.version, count: tokens.count))
           ))
       }
       return tokens.version != stampBefore ? .content : .unchanged
@@ -180,9 +180,9 @@ internal struct _InPlaceModification<Value> {
 /// Opens an in-place frame (see `InPlaceFrames.begin`), for inlinable code.
 @usableFromInline
 internal func _beginInPlaceFrame(
-  _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  _ registrar: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
 ) {
-  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored, address: address)
+  InPlaceFrames.begin(registrarAddress: registrar, stamp: stamp, anchored: anchored, address: address)
 }
 
 /// Whether the innermost frame's value carries `stamp` (see `InPlaceFrames.innermostExpects`).
@@ -214,8 +214,11 @@ internal func _stateToken<Value>(at value: UnsafePointer<Value>) -> _StateToken 
 internal func _openStateToken<State: ObservableState, Value>(_: State.Type, at value: UnsafePointer<Value>)
   -> _StateToken
 {
-  let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: State.self).pointee.registrar
-  return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
+  // Field by field through the pointer: copying the registrar out would retain its object.
+  let state = UnsafeRawPointer(value).assumingMemoryBound(to: State.self)
+  return _StateToken(
+    registrar: Unmanaged.passUnretained(state.pointee.registrar.tracking).toOpaque(),
+    id: state.pointee.registrar.id.rawValue, stamp: state.pointee.registrar.stamp)
 }
 
 /// What the `.identifiedArray` strategy reads: see `_IdentifiedArrayVersions`.

@@ -182,7 +182,7 @@ extension TrackingRegistrar {
   /// an implicit transaction once the value is stored.
   @usableFromInline
   internal func _announceFieldWrite(
-    _ name: StaticString, owner: Any.Type, from seen: UInt64, live: Bool, values: () -> ChangeValues?
+    _ name: StaticString, owner: Any.Type, from seen: UInt64, live: Bool, values: () -> WriteValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     let proposed = Stamp.next()
     guard let table = existingTable else { return (proposed, false) }
@@ -197,7 +197,7 @@ extension TrackingRegistrar {
   /// caller must end an implicit transaction once the value is stored.
   @usableFromInline
   internal func _announceClassFieldWrite(
-    _ key: FieldKey, owner: AnyObject.Type, values: () -> ChangeValues?
+    _ key: FieldKey, owner: AnyObject.Type, values: () -> WriteValues?
   ) -> Bool {
     guard let table = existingTable else { return false }
     var dependencies = table.dependencies(of: key, overwriting: Stamp.none)

@@ -56,3 +56,17 @@ package func withTrackingGuard<Result>(_ guard: TrackingGuard, _ body: () throws
   defer { recorder._withUnsafeGuaranteedRef { _ = $0.swapGuard(previous) } }
   return try body()
 }
+
+/// `withTrackingGuard` in two halves, for code that reads without a closure (a store's inlinable
+/// read path): makes `guard` the current scope's guard and returns the one to restore with
+/// `_restoreTrackingGuard(_:)` (the caller's `defer`). Nothing happens outside a tracking scope.
+package func _enterTrackingGuard(_ guard: TrackingGuard) -> TrackingGuard? {
+  guard let recorder = ThreadLocal.recorder else { return nil }
+  return recorder._withUnsafeGuaranteedRef { $0.swapGuard(`guard`) }
+}
+
+/// Restores the guard `_enterTrackingGuard(_:)` returned (inside the same tracking scope).
+package func _restoreTrackingGuard(_ previous: TrackingGuard?) {
+  guard let recorder = ThreadLocal.recorder else { return }
+  _ = recorder._withUnsafeGuaranteedRef { $0.swapGuard(previous) }
+}

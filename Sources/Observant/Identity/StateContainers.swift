@@ -18,7 +18,7 @@ internal protocol _StateContainer {
   /// The old and the new value of a write, boxed as the content tokens of the states they hold
   /// (see `_changeValues`); `nil` for a container boxed otherwise (an optional state as one token,
   /// an identified array as itself).
-  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues?
+  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> WriteValues?
 
   /// Whether two identity-equal containers hold the same copies of their states (the same stamps,
   /// pairwise); `false` for an optional state (identity-equal with another stamp is another
@@ -87,7 +87,7 @@ internal enum _TokenComparison {
   /// The tokens were not the container's own (nothing can be said).
   case unknown
   /// Other identities: the slot changed, from and to these tokens.
-  case otherIdentities(ChangeValues)
+  case otherIdentities(WriteValues)
   /// The same identities; whether any state's stamp moved.
   case sameIdentities(changed: Bool)
 }
@@ -96,12 +96,14 @@ internal enum _TokenComparison {
 /// optional state (0 and 0 for `nil`), and its registrar.
 @usableFromInline
 internal struct _StateToken {
-  @usableFromInline let registrar: TrackingRegistrar?
+  /// The address of the state's registrar object (for the in-place frame, which keeps the address
+  /// alone): no reference is taken, the state being read keeps it alive.
+  @usableFromInline let registrar: UnsafeMutableRawPointer?
   @usableFromInline let id: UInt64
   @usableFromInline let stamp: UInt64
 
   @inlinable
-  init(registrar: TrackingRegistrar?, id: UInt64, stamp: UInt64) {
+  init(registrar: UnsafeMutableRawPointer?, id: UInt64, stamp: UInt64) {
     self.registrar = registrar
     self.id = id
     self.stamp = stamp
@@ -116,7 +118,7 @@ internal struct _StateToken {
 extension Optional: _StateContainer where Wrapped: ObservableState {
   @usableFromInline static var _stateContainerKind: _StateContainerKind { .optional }
 
-  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues? { nil }
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> WriteValues? { nil }
 
   @usableFromInline static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { false }
 
@@ -154,7 +156,9 @@ extension Optional: _StateContainer where Wrapped: ObservableState {
     guard let registrar = UnsafeRawPointer(value).assumingMemoryBound(to: Self.self).pointee?.registrar else {
       return .none
     }
-    return _StateToken(registrar: registrar.tracking, id: registrar.id.rawValue, stamp: registrar.stamp)
+    return _StateToken(
+      registrar: Unmanaged.passUnretained(registrar.tracking).toOpaque(), id: registrar.id.rawValue,
+      stamp: registrar.stamp)
   }
 
   @usableFromInline static func _captureTokens<Value>(of value: Value) -> Any? { nil }
@@ -173,8 +177,8 @@ extension _StateContainer where Self: RandomAccessCollection, Element: Observabl
   @usableFromInline static var _stateContainerKind: _StateContainerKind { .collection }
 
   @usableFromInline
-  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues? {
-    (ValueBox(_elementTokens(old as! Self)), ValueBox(_elementTokens(new as! Self)))
+  static func _tokenValues<Value>(_ old: Value, _ new: Value) -> WriteValues? {
+    (KeptValue(_elementTokens(old as! Self)), KeptValue(_elementTokens(new as! Self)))
   }
 
   @usableFromInline
@@ -218,7 +222,7 @@ extension _StateContainer where Self: RandomAccessCollection, Element: Observabl
       zip(before, states).allSatisfy({ $0.id == $1.registrar.id.rawValue })
     else {
       // Boxed as a setter boxes them (see `_changeValues`).
-      return .otherIdentities((ValueBox(before), ValueBox(_elementTokens(states))))
+      return .otherIdentities((KeptValue(before), KeptValue(_elementTokens(states))))
     }
     var changed = false
     for (token, state) in zip(before, states) where token.stamp != state.registrar.stamp {
@@ -237,7 +241,7 @@ extension IdentifiedArray: _StateContainer where Element: ObservableState {
   @usableFromInline static var _stateContainerKind: _StateContainerKind { .collection }
 
   /// Boxed as itself (its versions decide what changed).
-  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> ChangeValues? { nil }
+  @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> WriteValues? { nil }
 
   @usableFromInline
   static func _holdsSameCopies<Value>(_ lhs: Value, _ rhs: Value) -> Bool { _sameCopies(lhs as! Self, rhs as! Self) }
@@ -286,8 +290,8 @@ extension Dictionary: _StateContainer where Value: ObservableState {
   @usableFromInline static var _stateContainerKind: _StateContainerKind { .dictionary }
 
   @usableFromInline
-  static func _tokenValues<Field>(_ old: Field, _ new: Field) -> ChangeValues? {
-    (ValueBox(_tokens(of: old as! Self)), ValueBox(_tokens(of: new as! Self)))
+  static func _tokenValues<Field>(_ old: Field, _ new: Field) -> WriteValues? {
+    (KeptValue(_tokens(of: old as! Self)), KeptValue(_tokens(of: new as! Self)))
   }
 
   @usableFromInline
@@ -340,7 +344,7 @@ extension Dictionary: _StateContainer where Value: ObservableState {
       && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.id }
     guard sameIdentities else {
       // Boxed as a setter boxes them (see `_changeValues`).
-      return .otherIdentities((ValueBox(before), ValueBox(_tokens(of: dictionary))))
+      return .otherIdentities((KeptValue(before), KeptValue(_tokens(of: dictionary))))
     }
     var changed = false
     for (key, element) in dictionary where before[key]?.stamp != element.registrar.stamp {

@@ -1,4 +1,4 @@
-import Synchronization
+import _ObservantShims
 
 /// Cached answers to "what kind of value is this?" for the questions change detection asks.
 ///
@@ -8,10 +8,10 @@ import Synchronization
 /// several hundred instructions on every observed write of an `Int`. This table answers it in a
 /// few: one relaxed load of a word that holds the type's metadata address and its flags.
 ///
-/// Direct-mapped and lock-free: a slot is two words, the type's metadata address and its flags
-/// (with the address's low 32 bits repeated, so a reader that catches two writers racing on one
-/// slot notices the mismatch and computes the answer itself). A collision recomputes and
-/// overwrites.
+/// Direct-mapped and lock-free, in the shims (C, so that a look-up is a few inline loads): a slot
+/// is two words, the type's metadata address and its flags (with the address's low 32 bits
+/// repeated, so a reader that catches two writers racing on one slot notices the mismatch and
+/// computes the answer itself). A collision recomputes and overwrites.
 @usableFromInline
 internal enum _TypeTraits {
   /// The flags have been computed (never 0 for a computed entry).
@@ -37,33 +37,19 @@ internal enum _TypeTraits {
   /// Values may hold observable state whose content a copy can change: walked by content diffs.
   @usableFromInline static var mayHoldState: UInt32 { 1 << 10 }
 
-  private static var slotCount: Int { 1024 }
-
-  nonisolated(unsafe) private static let addresses: UnsafeMutablePointer<Atomic<UInt>> = makeSlots()
-  nonisolated(unsafe) private static let values: UnsafeMutablePointer<Atomic<UInt>> = makeSlots()
-
-  private static func makeSlots() -> UnsafeMutablePointer<Atomic<UInt>> {
-    let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: slotCount)
-    for index in 0..<slotCount { (slots + index).initialize(to: Atomic(0)) }
-    return slots
+  /// The flags of `Value`: a look-up in the shims' table (see `observant_type_traits_get`), which
+  /// a miss fills.
+  /// Inlinable: a hit is a few loads where the type is known.
+  @inlinable @inline(__always)
+  static func flags<Value>(of _: Value.Type) -> UInt32 {
+    let cached = observant_type_traits_get(UInt(bitPattern: ObjectIdentifier(Value.self)))
+    return cached != 0 ? cached : computeAndCache(Value.self)
   }
 
-  /// The flags of `Value`.
-  @usableFromInline
-  static func flags<Value>(of _: Value.Type) -> UInt32 {
-    let address = UInt(bitPattern: ObjectIdentifier(Value.self))
-    let slot = Int(truncatingIfNeeded: (address >> 3) ^ (address >> 13)) & (slotCount - 1)
-    // The value word repeats the address's low 32 bits beside the flags, so a reader that sees
-    // the address of one type and the flags of another (two writers racing on one slot) notices.
-    let stored = values[slot].load(ordering: .acquiring)
-    if addresses[slot].load(ordering: .acquiring) == address,
-      UInt32(truncatingIfNeeded: stored >> 32) == UInt32(truncatingIfNeeded: address)
-    {
-      return UInt32(truncatingIfNeeded: stored)
-    }
+  @usableFromInline @inline(never)
+  static func computeAndCache<Value>(_: Value.Type) -> UInt32 {
     let flags = compute(Value.self)
-    values[slot].store(UInt(flags) | UInt(UInt32(truncatingIfNeeded: address)) << 32, ordering: .releasing)
-    addresses[slot].store(address, ordering: .releasing)
+    observant_type_traits_set(UInt(bitPattern: ObjectIdentifier(Value.self)), flags)
     return flags
   }
 

@@ -16,17 +16,16 @@
 /// own transactions.
 @discardableResult
 public func transaction<Result>(_ body: () throws -> Result) rethrows -> Result {
-  let context = TransactionContext.current
-  context.begin()
-  defer { context.end() }
+  // The context unretained: the thread keeps it (see `TransactionContext.withCurrent`).
+  TransactionContext.withCurrent { $0.begin() }
+  defer { TransactionContext.withCurrent { $0.end() } }
   return try body()
 }
 
 /// `transaction(_:)` for a body whose last statement returns a value nobody wants
 /// (`transaction { state.rows.append(row) }`, whose `append` is `@discardableResult`).
 public func transaction(_ body: () throws -> Void) rethrows {
-  let context = TransactionContext.current
-  context.begin()
-  defer { context.end() }
+  TransactionContext.withCurrent { $0.begin() }
+  defer { TransactionContext.withCurrent { $0.end() } }
   try body()
 }

@@ -47,6 +47,8 @@ extension TransactionContext {
     if let single = takeSingleDirtyObserver() {
       rounds = 1
       run(single)
+      // Its run wrote nothing that dirtied another (the common case): no queue to set up.
+      if writes.isEmpty && invalidated.isEmpty { return }
     }
     var pending = ObserverQueue(storage: takeScratch(&roundScratch))
     takeDirtyObservers(into: &pending.unsorted)

@@ -64,7 +64,7 @@ internal enum InPlaceFrames {
   @usableFromInline
   static var innermostIsAnchored: Bool {
     guard isOpen else { return false }
-    return TransactionContext.current.frames.last?.anchored ?? false
+    return TransactionContext.withCurrent { $0.frames.last?.anchored ?? false }
   }
 
   /// Whether the innermost frame is a container's (not a value with a registrar of its own).
@@ -78,11 +78,19 @@ internal enum InPlaceFrames {
   static func begin(
     _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
   ) {
-    let registrarAddress = registrar.map { Unmanaged.passUnretained($0).toOpaque() }
-    TransactionContext.current.frames.append(
-      Record(
-        savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
-        registrar: registrarAddress, anchored: anchored, address: address))
+    begin(
+      registrarAddress: registrar.map { Unmanaged.passUnretained($0).toOpaque() }, stamp: stamp, anchored: anchored,
+      address: address)
+  }
+
+  /// `begin` with the registrar's address (`Unmanaged.passUnretained(registrar).toOpaque()`).
+  static func begin(
+    registrarAddress: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  ) {
+    let record = Record(
+      savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
+      registrar: registrarAddress, anchored: anchored, address: address)
+    TransactionContext.withCurrent { $0.frames.append(record) }
     observant_frame_set(registrarAddress, stamp)
     observant_frame_set_depth(observant_frame_depth() + 1)
   }
@@ -97,10 +105,15 @@ internal enum InPlaceFrames {
   ///   value replaced by a new identity is the slot's business, not a replacement by a copy).
   @discardableResult
   static func end(stamp: UInt64, sameIdentity: Bool = true) -> Bool {
-    let context = TransactionContext.current
-    guard let record = context.frames.popLast() else {
+    TransactionContext.withCurrent { end(in: $0, stamp: stamp, sameIdentity: sameIdentity) }
+  }
+
+  @inline(__always)
+  private static func end(in context: TransactionContext, stamp: UInt64, sameIdentity: Bool) -> Bool {
+    if context.frames.isEmpty {
       observantFatalError("Observant: an in-place mutation frame ended that was never begun")
     }
+    let record = context.frames.removeLast()
     let verified = record.registrar == nil || observant_frame_expected() == stamp
     observant_frame_set(record.savedRegistrar, record.savedExpected)
     let depth = observant_frame_depth() - 1

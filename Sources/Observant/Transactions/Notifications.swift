@@ -17,7 +17,7 @@ internal enum Notifications {
   static func deliver(
     _ dependencies: inout DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
     from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, canRestoreStamp: Bool = true,
-    values: () -> ChangeValues?
+    values: () -> WriteValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     defer { dependencies.recycle() }
     var hasScheduled = false
@@ -43,19 +43,21 @@ internal enum Notifications {
     guard hasScheduled else {
       // Nobody read the state this write overwrites, but an earlier write of this transaction
       // produced it: the record of that lineage follows the field (it may yet be set back).
-      if let context = TransactionContext.existing, context.hasRecord(table: table, key: key, latestSeen: seen) {
-        let newSeen = context.recordWrite(
+      let recorded = TransactionContext.withExisting { context -> UInt64? in
+        guard context.hasRecord(table: table, key: key, latestSeen: seen) else { return nil }
+        return context.recordWrite(
           table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
           canRestoreStamp: canRestoreStamp, values: values, observers: EmptyCollection())
-        return (newSeen, openedForMarks)
       }
+      if let newSeen = recorded ?? nil { return (newSeen, openedForMarks) }
       return (proposedSeen, openedForMarks)
     }
-    let context = TransactionContext.current
-    if !openedForMarks { context.begin() }
-    let newSeen = context.recordWrite(
-      table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-      canRestoreStamp: canRestoreStamp, values: values, observers: dependencies.scheduledObservers)
+    let newSeen = TransactionContext.withCurrent { context in
+      if !openedForMarks { context.begin() }
+      return context.recordWrite(
+        table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
+        canRestoreStamp: canRestoreStamp, values: values, observers: dependencies.scheduledObservers)
+    }
     return (newSeen, true)
   }
 
@@ -97,18 +99,18 @@ internal enum Notifications {
 /// field is no longer under modification.
 @usableFromInline
 internal func _beginInPlaceMutation() {
-  TransactionContext.current.begin()
+  TransactionContext.withCurrent { $0.begin() }
 }
 
 /// Closes the transaction of `_beginInPlaceMutation()`, running scheduled observers if it was the
 /// outermost.
 @usableFromInline
 internal func _endInPlaceMutation() {
-  TransactionContext.current.end()
+  TransactionContext.withCurrent { $0.end() }
 }
 
 /// Ends the implicit transaction a write opened (see `Notifications.deliver`).
 @usableFromInline
 internal func _endImplicitTransaction() {
-  TransactionContext.current.end()
+  TransactionContext.withCurrent { $0.end() }
 }

@@ -44,6 +44,27 @@ internal final class TransactionContext {
   /// This thread's context, created on first use and released when the thread exits.
   static var current: TransactionContext {
     if let existing { return existing }
+    return install()
+  }
+
+  /// Runs `body` with this thread's context (created on first use), without retaining it: the
+  /// thread's slot keeps it alive until the thread exits. The hot paths use this: `current`
+  /// hands its caller a reference of its own, a retain and a release per use.
+  @inline(__always)
+  static func withCurrent<Result>(_ body: (TransactionContext) throws -> Result) rethrows -> Result {
+    guard let raw = observant_context_get() else { return try body(install()) }
+    return try Unmanaged<TransactionContext>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+  }
+
+  /// `withCurrent(_:)` for a thread that may have no context: `nil` if it has none.
+  @inline(__always)
+  static func withExisting<Result>(_ body: (TransactionContext) throws -> Result) rethrows -> Result? {
+    guard let raw = observant_context_get() else { return nil }
+    return try Unmanaged<TransactionContext>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+  }
+
+  @inline(never)
+  private static func install() -> TransactionContext {
     let context = TransactionContext()
     observant_context_install(Unmanaged.passRetained(context).toOpaque(), releaseContext)
     return context
@@ -124,7 +145,7 @@ internal final class TransactionContext {
   ///   `proposedSeen`, and a set-back counts only if that is the stamp the observers read).
   func recordWrite(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
-    isLive: Bool, canRestoreStamp: Bool = true, values: () -> ChangeValues?,
+    isLive: Bool, canRestoreStamp: Bool = true, values: () -> WriteValues?,
     observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let newSeen = writes.record(

@@ -21,8 +21,8 @@ internal struct WriteRecord {
   var lastWriteOrder: UInt64
   /// The value before the first write and after the latest, when every write could box them;
   /// only then can the field be recognized as set back.
-  var original: ComparableBox?
-  var latest: ComparableBox?
+  var original: KeptValue?
+  var latest: KeptValue?
   /// Every write of the lineage was made on live state (class storage, or value storage inside an
   /// anchored in-place mutation whose frames all verified): only then is "set back" a fact about
   /// the state and not about some copy.
@@ -42,10 +42,23 @@ internal struct WriteRecord {
   /// `TransactionContext.noteUnverifiedReplacement`.)
   var isReliedOn = false
 
-  /// The field is back where the observers read it.
+  /// The field is back where the observers read it. A record of one write never is (unless a
+  /// replacement restored it): every write recorded with its values changed them (see
+  /// `WriteRecords.record`, which checks it with internal checks on), so its values are compared
+  /// only from a second write on.
   var isReverted: Bool {
     if isRestored { return true }
-    guard isLive, let original, let latest else { return false }
+    guard isLive, lastWriteOrder != firstWriteOrder, let original, let latest else { return false }
+    return original.isEqual(to: latest)
+  }
+
+  /// `isReverted` of the record at `record`, read field by field (a property of the record read
+  /// through a pointer copies the whole record first).
+  static func isReverted(at record: UnsafePointer<WriteRecord>) -> Bool {
+    if record.pointee.isRestored { return true }
+    guard record.pointee.isLive, record.pointee.lastWriteOrder != record.pointee.firstWriteOrder,
+      let original = record.pointee.original, let latest = record.pointee.latest
+    else { return false }
     return original.isEqual(to: latest)
   }
 }

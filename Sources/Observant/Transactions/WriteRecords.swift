@@ -56,14 +56,14 @@ internal struct WriteRecords {
   mutating func record(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
     isLive live: Bool, revertible: Bool, canRestoreStamp: Bool, slot: UnsafeRawPointer?,
-    values: () -> ChangeValues?, observers: some Sequence<ScheduledObserver>
+    values: () -> WriteValues?, observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let order = RunOrder.next()
     var newSeen = proposedSeen
     let position: Int
     if let existing = recordPosition(table, key, latestSeen: seen) {
       position = existing
-      removeFromIndex(records[position])
+      if !index.isEmpty { removeFromIndex(records[position]) }
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
       // The field moves on from any state a replacement restored it to (see `noteRestored`).
@@ -84,13 +84,18 @@ internal struct WriteRecords {
       records[position].latestSeen = newSeen
     } else {
       let pair = revertible || (RunCauses.isRecording && observers.contains { $0.recordsCauses }) ? values() : nil
+      if _internalChecksEnabled, let pair, pair.old.isEqual(to: pair.new) {
+        _invariantViolated(
+          "a write recorded with values that hold the same thing (a record of one write is never set back)")
+      }
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
           lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot))
       position = records.count - 1
     }
-    addToIndex(records[position], at: position)
+    // The record is passed by value: only when the index is in use (a copy retains what it holds).
+    if !index.isEmpty || records.count > Self.scanLimit { addToIndex(records[position], at: position) }
     for observer in observers { self.observers.append(RecordObserver(record: position, observer: observer)) }
     if _internalChecksEnabled { checkRecord(at: position) }
     return newSeen
@@ -175,7 +180,9 @@ internal struct WriteRecords {
   mutating func takeSingleDirtyObserver() -> DirtyObserver? {
     guard records.count == 1, observers.count == 1 else { return nil }
     // Read in place: a subscript of the array would copy the whole record.
-    let (reverted, order) = records.withUnsafeBufferPointer { ($0[0].isReverted, $0[0].lastWriteOrder) }
+    let (reverted, order) = records.withUnsafeBufferPointer {
+      (WriteRecord.isReverted(at: $0.baseAddress!), $0[0].lastWriteOrder)
+    }
     guard !reverted else { return nil }
     let observer = observers[0].observer
     if RunCauses.isRecording { Self.noteCause(of: records[0], for: observer) }
@@ -205,7 +212,7 @@ internal struct WriteRecords {
   private static func noteCause(of record: WriteRecord, for observer: ScheduledObserver) {
     guard observer.recordsCauses else { return }
     observer.noteCause(
-      RunCause(name: record.name, key: record.key, old: record.original, new: record.latest),
+      RunCause(name: record.name, key: record.key, old: record.original?.box, new: record.latest?.box),
       table: ObjectIdentifier(record.table), key: record.key.rawValue)
   }
 

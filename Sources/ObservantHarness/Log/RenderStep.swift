@@ -17,19 +17,30 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   public let runs: [String]
   /// For each run in `runs`, what dirtied it (see `Reaction.lastRunCauses`): empty unless the
   /// tracking records causes (`ReactionTracking(recordingCauses: true)`), and for first runs.
-  public let causes: [[RunCause]]
+  public var causes: [[RunCause]] {
+    recordedCauses.isEmpty ? Array(repeating: [], count: runs.count) : recordedCauses
+  }
 
+  /// `causes`, or nothing when no run has a cause (most steps): a step then keeps no array of
+  /// empty arrays. (Equality compares this, which is the same as comparing `causes`.)
+  private let recordedCauses: [[RunCause]]
+
+  /// - Parameter causes: one entry per run, or fewer (the missing ones have no cause).
   internal init(name: String, runs: [String], causes: [[RunCause]] = []) {
     self.name = name
     self.runs = runs
-    self.causes = causes.count == runs.count ? causes : Array(repeating: [], count: runs.count)
+    if causes.allSatisfy({ $0.isEmpty }) {
+      recordedCauses = []
+    } else {
+      recordedCauses = causes + Array(repeating: [], count: max(0, runs.count - causes.count))
+    }
   }
 
   /// What dirtied the runs of the nodes named `nodeName` in this step, each cause once, in the
   /// order they were reported.
   public func causes(of nodeName: String) -> [RunCause] {
     var result: [RunCause] = []
-    for (name, causes) in zip(runs, self.causes) where name == nodeName {
+    for (name, causes) in zip(runs, recordedCauses) where name == nodeName {
       for cause in causes where !result.contains(cause) { result.append(cause) }
     }
     return result
@@ -62,7 +73,7 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
     }
     // Causes per name in one pass (a step may run 100,000 bodies).
     var causesByName: [String: [RunCause]] = [:]
-    for (name, causes) in zip(runs, self.causes) where !causes.isEmpty {
+    for (name, causes) in zip(runs, recordedCauses) where !causes.isEmpty {
       for cause in causes where !(causesByName[name]?.contains(cause) ?? false) {
         causesByName[name, default: []].append(cause)
       }

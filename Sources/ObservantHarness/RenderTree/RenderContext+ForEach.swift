@@ -16,6 +16,13 @@
 /// `store.rows`), not a copy taken earlier: a local `let rows = model.rows`, or a nested
 /// `forEach(section.rows, ...)` over an element of an outer `forEach`, is evaluated again as the
 /// copy it was (write `model.sections[id: section.id]?.rows ?? []` to read the live one).
+///
+/// Elements that are class instances (a `Store`, a `Trackable` or `@Observable` object) are not
+/// read again, and `data` is not kept for them: the child holds the instance, and its reads
+/// through it are current. An instance replaced by another under the same id is a change of the
+/// collection, which reaches the child through this body's re-run (the instance is the child's
+/// input: a new one re-runs it). (Not keeping `data` matters for a `StoreCollection`: it holds a
+/// copy of the rows array, whose storage the next in-place change of a row would then copy.)
 extension RenderContext {
   /// Declares one child per element, keyed by `id(element)` and named by `name(element)`. The
   /// elements are not `Equatable`, so this body passes no input to compare: a child is kept
@@ -130,9 +137,17 @@ extension RenderContext {
     var offset = 0
     for element in elements {
       let elementID = id(element)
-      declare(
-        name(element), key: AnyHashable(elementID), input: input?(element),
-        body: .element(ForEachChildBody(source: source, element: element, id: elementID, offset: offset)))
+      // A class instance is not read again: its child keeps the instance and the shared source,
+      // with no object of its own.
+      let childBody: ChildBody =
+        if source.refreshesElements {
+          .element(ForEachChildBody(source: source, element: element, id: elementID, offset: offset))
+        } else if source.runsInstances {
+          .instance(unsafeBitCast(element, to: AnyObject.self), source)
+        } else {
+          .element(ForEachInstanceBody(source: source, element: element))
+        }
+      declare(name(element), key: AnyHashable(elementID), input: input?(element), body: childBody)
       offset += 1
     }
   }
@@ -140,25 +155,52 @@ extension RenderContext {
 
 /// What the children of one `forEach` call share: how to evaluate the collection again, how to
 /// tell an element's id, and the body.
-internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable> {
-  let data: () -> Data
+internal final class ForEachSource<Data: RandomAccessCollection, ID: Hashable>: InstanceRunner {
+  /// How to evaluate the collection again; `nil` for class instances, which are not read again
+  /// (see the notes on `forEach`). Not kept then: what it captures (a copy of the collection,
+  /// say) would live as long as the children, and a copy kept alive makes the next in-place
+  /// change of the collection copy its storage.
+  let data: (() -> Data)?
   let id: (Data.Element) -> ID
   let body: (Data.Element, RenderContext) -> Void
+
+  /// Whether elements (class instances not read again) are single references, which a child
+  /// keeps as `ChildBody.instance` (a class-bound existential, a reference and a witness table,
+  /// gets a `ForEachInstanceBody` instead).
+  let runsInstances: Bool
+
+  /// Whether a child's later run reads its element again. Asked once per `forEach` call, not per
+  /// child.
+  var refreshesElements: Bool { data != nil }
 
   init(
     data: @escaping () -> Data, id: @escaping (Data.Element) -> ID,
     body: @escaping (Data.Element, RenderContext) -> Void
   ) {
-    self.data = data
+    let instances = Data.Element.self is AnyObject.Type
+    self.data = instances ? nil : data
     self.id = id
     self.body = body
+    self.runsInstances = instances && MemoryLayout<Data.Element>.size == MemoryLayout<AnyObject>.size
   }
+
+  /// Runs the body with `element`, an element of `Data` kept as `ChildBody.instance`.
+  override func run(_ element: AnyObject, _ context: RenderContext) {
+    body(unsafeBitCast(element, to: Data.Element.self), context)
+  }
+}
+
+/// Runs the body of a `forEach` child whose element is a class instance, kept by the child's node
+/// as `ChildBody.instance`: `ForEachSource` without its generic parameters.
+internal class InstanceRunner {
+  func run(_ element: AnyObject, _ context: RenderContext) {}
 }
 
 /// The body of one `forEach` child: the shared source, and the child's element as last seen.
 internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable>: ElementBody {
   private let source: ForEachSource<Data, ID>
-  private var element: Data.Element
+  // Used on the tree's thread, by one run at a time: no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var element: Data.Element
   private let id: ID
   /// Where the declaring run found the element: where a later run looks first.
   private let offset: Int
@@ -168,6 +210,7 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
     self.element = element
     self.id = id
     self.offset = offset
+    super.init(refreshes: source.refreshesElements)
   }
 
   /// Takes the element under this child's id from the collection as it is now; keeps the one it
@@ -175,7 +218,8 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
   ///
   /// - Complexity: O(1) if the element is still where it was declared, O(*n*) otherwise.
   override func refresh() {
-    let elements = source.data()
+    guard let data = source.data else { return }
+    let elements = data()
     if offset < elements.count {
       let candidate = elements[elements.index(elements.startIndex, offsetBy: offset)]
       if source.id(candidate) == id {
@@ -193,11 +237,35 @@ internal final class ForEachChildBody<Data: RandomAccessCollection, ID: Hashable
   }
 }
 
+/// The body of one `forEach` child whose element is a class instance, which is not read again
+/// (see the notes on `forEach`): the shared source and the instance.
+internal final class ForEachInstanceBody<Data: RandomAccessCollection, ID: Hashable>: ElementBody {
+  private let source: ForEachSource<Data, ID>
+  private let element: Data.Element
+
+  init(source: ForEachSource<Data, ID>, element: Data.Element) {
+    self.source = source
+    self.element = element
+    super.init(refreshes: false)
+  }
+
+  override func run(_ context: RenderContext) {
+    source.body(element, context)
+  }
+}
+
 /// A child body bound to an element that can be read again: `ForEachChildBody` without its
 /// generic parameters, so that a node can hold any.
 internal class ElementBody {
+  /// Whether `refresh()` reads anything (not for class instances): a node skips it otherwise.
+  final let refreshes: Bool
+
+  init(refreshes: Bool) {
+    self.refreshes = refreshes
+  }
+
   /// Reads the element again from where the parent found it. Called before every run but the
-  /// first, outside any tracking.
+  /// first, outside any tracking, if `refreshes`.
   func refresh() {}
 
   /// Runs the body with the element.
@@ -208,4 +276,7 @@ internal class ElementBody {
 internal enum ChildBody {
   case closure((RenderContext) -> Void)
   case element(ElementBody)
+  /// A `forEach` child whose element is a class instance (never read again): the instance and
+  /// the source that runs it. No object per child.
+  case instance(AnyObject, InstanceRunner)
 }

@@ -23,16 +23,27 @@ import Observant
 /// collide (put each in its own child, like sections). A key declared twice in one run keeps
 /// the first declaration and reports a `RenderDiagnostic` (see `RenderTree.diagnostics`).
 public final class RenderContext {
-  /// The name of the node whose body is running.
-  public let name: String
+  // A context is used on its tree's thread, by one run at a time: no dynamic exclusivity checks.
 
-  private unowned let node: RenderNode
-  private var declarations: [ChildDeclaration] = []
-  private var isOpen = true
+  /// The name of the node whose body is running.
+  @exclusivity(unchecked) public private(set) var name: String
+  // Unowned(unsafe): used only while the context is open, during a run of the node (checked
+  // first); a closed context kept for reuse never touches the node it last had.
+  @exclusivity(unchecked) private unowned(unsafe) var node: RenderNode
+  @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
+  @exclusivity(unchecked) private var isOpen = true
 
   internal init(node: RenderNode) {
     self.name = node.name
     self.node = node
+  }
+
+  /// Opens a closed context for a run of `node` (a context nothing else references: see
+  /// `RenderTree.makeContext(for:)`).
+  internal func reopen(for node: RenderNode) {
+    self.name = node.name
+    self.node = node
+    isOpen = true
   }
 
   /// Emits the node's visible output, for assertions through `RenderTree.output(of:)`. The last
@@ -118,9 +129,13 @@ public final class RenderContext {
     return declarations
   }
 
+  @inline(__always)
   internal func checkOpen(_ operation: StaticString) {
-    observantPrecondition(
-      isOpen,
+    if !isOpen { closedContextUsed(operation) }
+  }
+
+  private func closedContextUsed(_ operation: StaticString) -> Never {
+    observantFatalError(
       "RenderContext.\(operation) of \"\(name)\" was called after its body returned; a context is valid only while its body runs"
     )
   }

@@ -6,32 +6,35 @@ import Observant
 /// The tree owns the nodes (a parent holds its children) and manages their subscriptions'
 /// lifetimes: disposal cancels them.
 internal final class RenderNode: RenderBody {
-  private(set) var name: String
+  // A node is used on its tree's thread only (see `RenderTree`): its state skips the dynamic
+  // exclusivity checks, which cost more than the bookkeeping of a run itself.
+
+  @exclusivity(unchecked) private(set) var name: String
   let key: ChildKey
   /// Creation order in the tree; decides which of several same-named nodes answers by name.
   let creationOrder: Int
   unowned let tree: RenderTree
 
   /// What the next run calls: the latest body the parent declared.
-  private var body: ChildBody
+  @exclusivity(unchecked) private var body: ChildBody
   /// Whether the element of a `forEach` body was read again for the coming run, outside the
   /// tracking's recording (see `prepareRun()`).
-  private var isPrepared = false
+  @exclusivity(unchecked) private var isPrepared = false
   /// The input the parent passed last, or `nil` if it passes none.
-  private var input: (any RenderInput)?
-  private var subscription: (any RenderSubscription)?
+  @exclusivity(unchecked) private var input: (any RenderInput)?
+  @exclusivity(unchecked) private var subscription: (any RenderSubscription)?
   /// What the latest run declared, from `run()` (tracked) to `finishRun()` (not tracked).
-  private var declarations: [ChildDeclaration] = []
-  private(set) var output: String?
-  private(set) var runCount = 0
-  private(set) var isDisposed = false
+  @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
+  @exclusivity(unchecked) private(set) var output: String?
+  @exclusivity(unchecked) private(set) var runCount = 0
+  @exclusivity(unchecked) private(set) var isDisposed = false
 
   /// Children in declaration order, and the same nodes by key.
-  private var children: [RenderNode] = []
-  private var childrenByKey: [ChildKey: RenderNode] = [:]
+  @exclusivity(unchecked) private var children: [RenderNode] = []
+  @exclusivity(unchecked) private var childrenByKey: [ChildKey: RenderNode] = [:]
   /// The run of the parent that last declared this node (its `runCount` then): tells kept
   /// children from disposed ones, and a repeated key from a first declaration, without a set.
-  private var declaringRun = 0
+  @exclusivity(unchecked) private var declaringRun = 0
 
   init(
     name: String, key: ChildKey, input: (any RenderInput)?, body: ChildBody, tree: RenderTree
@@ -79,10 +82,11 @@ internal final class RenderNode: RenderBody {
   /// Reads the element of a `forEach` body again, for a run about to start: every run but the
   /// first (whose element the parent has just read) sees the element as the collection holds it
   /// now, also when the parent did not run (an in-place write re-ran this node through its own
-  /// reads). Not recorded: the node must not depend on the collection. A tracking whose recording
+  /// reads). Class instances are not read again (see `forEach`). Not recorded: the node must not
+  /// depend on the collection. A tracking whose recording
   /// could see these reads calls it before recording (Apple's); otherwise `run()` does.
   func prepareRun() {
-    guard runCount > 0, case .element(let element) = body else { return }
+    guard runCount > 0, case .element(let element) = body, element.refreshes else { return }
     withoutTracking { element.refresh() }
     isPrepared = true
   }
@@ -92,15 +96,22 @@ internal final class RenderNode: RenderBody {
     if !isPrepared { prepareRun() }
     isPrepared = false
     runCount += 1
-    tree.bodyWillRun(name, causes: subscription?.lastRunCauses ?? [])
+    let tree = self.tree  // one strong reference for the run (each use of the unowned one takes one)
+    tree.bodyWillRun(name, causes: tree.asksCauses ? subscription?.lastRunCauses ?? [] : [])
     output = nil
-    let context = RenderContext(node: self)
+    var context = tree.makeContext(for: self)
     switch body {
     case .closure(let body): body(context)
     case .element(let body): body.run(context)
+    case .instance(let element, let runner): runner.run(element, context)
     }
     declarations = context.close()
+    tree.recycle(&context)
   }
+
+  /// Whether `finishRun()` has children to reconcile (declared by the run, or kept from before):
+  /// otherwise it runs no user code.
+  var reconciles: Bool { !declarations.isEmpty || !children.isEmpty }
 
   /// Reconciles the children the run declared. Not recorded by the tracking: comparing inputs
   /// may call a user's `==` that reads tracked fields, and new children's first runs read what

@@ -39,18 +39,26 @@ public final class RenderTree {
   /// What decides when bodies re-run: ``ReactionTracking`` unless the initializer was given
   /// another.
   public let tracking: any RenderTracking
+  /// Whether the tracking's subscriptions may report causes (not Observant's without
+  /// `recordingCauses`, nor Apple's): only then does a run ask its subscription for them.
+  internal let asksCauses: Bool
   /// The actor the tree was created on (`nil` outside any actor): its bodies run only there.
   internal let isolation: (any Actor)?
   private var root: RenderNode?
+  // The tree is used on one thread (see the type's notes): the state touched by every body run
+  // skips the dynamic exclusivity checks, which cost more than the bookkeeping itself.
+
   /// Live nodes by name, for `output(of:)` and `runCount(of:)` without walking the tree.
   internal var names = NodeNameIndex()
-  private var finishedSteps: [RenderStep] = []
+  @exclusivity(unchecked) private var finishedSteps: [RenderStep] = []
   /// The step collecting runs now: an explicit `step`, "initial", or runs between steps.
-  private var openStep: OpenStep?
-  private var isStepping = false
+  @exclusivity(unchecked) private var openStep: OpenStep?
+  @exclusivity(unchecked) private var isStepping = false
   /// Bodies running on the stack right now (a body's children run inside its run).
-  private var runningBodies = 0
-  private var createdNodes = 0
+  @exclusivity(unchecked) private var runningBodies = 0
+  @exclusivity(unchecked) private var createdNodes = 0
+  /// A closed context no one references, reused by the next run (see `makeContext(for:)`).
+  @exclusivity(unchecked) private var spareContext: RenderContext?
 
   /// Everything that went wrong while building and stepping this tree, oldest first.
   public private(set) var diagnostics: [RenderDiagnostic] = []
@@ -81,6 +89,7 @@ public final class RenderTree {
     body: @escaping (RenderContext) -> Void
   ) {
     self.tracking = tracking
+    self.asksCauses = (tracking as? ReactionTracking)?.recordingCauses ?? !(tracking is AppleObservationTracking)
     self.isolation = isolation
     openStep = OpenStep(name: "initial")
     let root = RenderNode(
@@ -110,10 +119,14 @@ public final class RenderTree {
   /// - Complexity: The bodies that re-run, plus reconciliation in the parents among them.
   @discardableResult
   public func step(_ name: String = "step", _ mutation: () throws -> Void) rethrows -> RenderStep {
-    observantPrecondition(
-      !isStepping, "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
-    observantPrecondition(
-      runningBodies == 0, "RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    // Checked here (a call to the shared precondition, with its closures, costs more).
+    if isStepping {
+      observantFatalError(
+        "RenderTree.step(\"\(name)\"): steps do not nest; call step after the current one returned")
+    }
+    if runningBodies != 0 {
+      observantFatalError("RenderTree.step(\"\(name)\"): a body must not call step; bodies run inside a step")
+    }
     tracking.runPendingBodies()
     closeStep()
     openStep = OpenStep(name: name)
@@ -182,12 +195,24 @@ public final class RenderTree {
     return createdNodes
   }
 
+  /// A context for a run of `node`: the one the last run left, if nothing kept it, or a new one.
+  internal func makeContext(for node: RenderNode) -> RenderContext {
+    guard let context = spareContext.take() else { return RenderContext(node: node) }
+    context.reopen(for: node)
+    return context
+  }
+
+  /// Keeps `context`, closed by the run that used it, for the next run, unless something else
+  /// still references it (a body let it escape: it must stay closed, and say so if used).
+  internal func recycle(_ context: inout RenderContext) {
+    if isKnownUniquelyReferenced(&context) { spareContext = context }
+  }
+
   /// Logs a body run as it starts, with what dirtied it if the tracking records causes.
   internal func bodyWillRun(_ name: String, causes: [RunCause] = []) {
     runningBodies += 1
     if openStep == nil { openStep = OpenStep(name: Self.betweenStepsName) }
-    openStep!.runs.append(name)
-    openStep!.causes.append(causes)
+    openStep!.append(name, causes: causes)
   }
 
   internal func bodyDidRun() {
@@ -205,8 +230,7 @@ public final class RenderTree {
 
   @discardableResult
   private func closeStep() -> RenderStep? {
-    guard let step = openStep?.snapshot else { return nil }
-    openStep = nil
+    guard let step = openStep.take()?.snapshot else { return nil }
     finishedSteps.append(step)
     return step
   }
@@ -248,7 +272,16 @@ internal struct RenderDiagnosticHandler: Sendable {
 private struct OpenStep {
   let name: String
   var runs: [String] = []
+  /// The causes of the runs up to the last one that had any (most steps: none, and no array).
   var causes: [[RunCause]] = []
+
+  mutating func append(_ run: String, causes runCauses: [RunCause]) {
+    // The first run makes the array (an empty array grown by an append costs more).
+    if runs.isEmpty { runs = [run] } else { runs.append(run) }
+    guard !runCauses.isEmpty else { return }
+    causes.append(contentsOf: repeatElement([], count: runs.count - 1 - causes.count))
+    causes.append(runCauses)
+  }
 
   var snapshot: RenderStep { RenderStep(name: name, runs: runs, causes: causes) }
 }

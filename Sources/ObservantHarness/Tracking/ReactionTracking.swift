@@ -54,7 +54,19 @@ public struct ReactionTracking: RenderTracking {
   ///
   /// - Complexity: one `Reaction`, with one closure context: what a node cost before trackings.
   public func track(_ body: any RenderBody, isolation: (any Actor)?) -> any RenderSubscription {
-    Reaction(
+    // A tree's node is captured as itself: a closure context of one reference (an existential
+    // takes two words), made per rendered row.
+    if let node = body as? RenderNode {
+      return Reaction(
+        node.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses,
+        isolation: isolation
+      ) { [unowned node] in
+        node.run()
+        // A leaf that declared nothing reconciles nothing: no user code, no reads to keep out.
+        if node.reconciles { withoutTracking { node.finishRun() } } else { node.finishRun() }
+      }
+    }
+    return Reaction(
       body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses, isolation: isolation
     ) {
       [unowned body] in

@@ -9,6 +9,7 @@
 #ifndef OBSERVANT_SHIMS_H
 #define OBSERVANT_SHIMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if __has_attribute(always_inline)
@@ -142,6 +143,66 @@ OBSERVANT_INLINE void observant_full_barrier(void) {
 #else
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
+}
+
+// MARK: Type traits
+
+/// The cache of `_TypeTraits` (Observant's answers to "what kind of value is this type?"): a
+/// direct-mapped table of (type metadata address, flags) pairs, process-wide and lock-free. In C
+/// so that a look-up is a few inline loads (a Swift global would be initialized through
+/// `swift_once` on every access). The flags word repeats the address's low 32 bits, so a reader
+/// that catches two writers racing on one slot notices the mismatch and computes the answer itself.
+#define OBSERVANT_TYPE_TRAITS_SLOTS 1024
+typedef struct {
+  uintptr_t address;
+  uint64_t value;
+} observant_type_traits_slot;
+extern observant_type_traits_slot _observant_type_traits[OBSERVANT_TYPE_TRAITS_SLOTS];
+
+static inline size_t observant_type_traits_index(uintptr_t type) {
+  return (size_t)((type >> 3) ^ (type >> 13)) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1);
+}
+
+/// The flags cached for the type at `type`, or 0 if none are.
+OBSERVANT_INLINE uint32_t observant_type_traits_get(uintptr_t type) {
+  observant_type_traits_slot *slot = &_observant_type_traits[observant_type_traits_index(type)];
+  uint64_t value = __atomic_load_n(&slot->value, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&slot->address, __ATOMIC_ACQUIRE) == type && (uint32_t)(value >> 32) == (uint32_t)type) {
+    return (uint32_t)value;
+  }
+  return 0;
+}
+
+/// Caches `flags` (never 0) for the type at `type`, replacing whatever its slot held.
+OBSERVANT_INLINE void observant_type_traits_set(uintptr_t type, uint32_t flags) {
+  observant_type_traits_slot *slot = &_observant_type_traits[observant_type_traits_index(type)];
+  __atomic_store_n(&slot->value, (uint64_t)flags | ((uint64_t)(uint32_t)type << 32), __ATOMIC_RELEASE);
+  __atomic_store_n(&slot->address, type, __ATOMIC_RELEASE);
+}
+
+// MARK: Inline value kinds
+
+/// The kinds of the types whose values write records keep inline (`InlineValueKind`, each +1 for
+/// the process's life), by type metadata address: a slot is taken once, by the first type to ask,
+/// and never changes. In C for the same reason as the type traits.
+#define OBSERVANT_INLINE_KIND_SLOTS 256
+extern uintptr_t _observant_inline_kinds[OBSERVANT_INLINE_KIND_SLOTS];
+
+static inline size_t observant_inline_kind_index(uintptr_t type) {
+  return (size_t)((type >> 3) ^ (type >> 11)) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
+}
+
+/// The kind in the slot of the type at `type` (possibly another type's), or NULL.
+OBSERVANT_INLINE void *_Nullable observant_inline_kind_get(uintptr_t type) {
+  return (void *)__atomic_load_n(&_observant_inline_kinds[observant_inline_kind_index(type)], __ATOMIC_ACQUIRE);
+}
+
+/// Puts `kind` in the slot of the type at `type` if the slot is free; nonzero if it did.
+OBSERVANT_INLINE int observant_inline_kind_install(uintptr_t type, void *_Nonnull kind) {
+  uintptr_t expected = 0;
+  return __atomic_compare_exchange_n(
+    &_observant_inline_kinds[observant_inline_kind_index(type)], &expected, (uintptr_t)kind, 0, __ATOMIC_ACQ_REL,
+    __ATOMIC_ACQUIRE);
 }
 
 // MARK: Executors
