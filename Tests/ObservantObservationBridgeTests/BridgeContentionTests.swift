@@ -75,4 +75,32 @@ struct BridgeContentionTests {
     // scope that read the value-type field depends on three registrars (the class's slot, the
     // child slot, the count), so it is exposed; Apple's contract is at least once.
   }
+
+  @Test("threads reading a field for the first time at once share one watcher of it, and each scope fires once")
+  func simultaneousFirstReads() {
+    let rounds = 400
+    let extraWatchers = Atomic<Int>(0)
+    let missedFirings = Atomic<Int>(0)
+    for _ in 0..<rounds {
+      let profile = Profile()
+      let fired = Atomic<Int>(0)
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        ObservationBridge.withBridgeForTesting {
+          withObservationTracking {
+            _ = profile.name
+            _ = profile.state.child.count
+          } onChange: {
+            fired.add(1, ordering: .relaxed)
+          }
+        }
+      }
+      // One watcher of `name` and one of the slot `state` on the class; one of the child's state.
+      let entries = profile.trackingRegistrar.observerEntryCount + profile.state.registrar.observerEntryCount
+      if entries != 3 { extraWatchers.add(1, ordering: .relaxed) }
+      profile.name = "Grace"
+      if fired.load(ordering: .relaxed) != 2 { missedFirings.add(1, ordering: .relaxed) }
+    }
+    #expect(extraWatchers.load(ordering: .relaxed) == 0, "rounds with a duplicate watcher")
+    #expect(missedFirings.load(ordering: .relaxed) == 0, "rounds where a scope did not fire once")
+  }
 }

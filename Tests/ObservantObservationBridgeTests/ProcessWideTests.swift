@@ -12,10 +12,11 @@ import Testing
 struct ProcessWideTests {
   @Test("ObservationBridge.isEnabled reports reads on every thread; turned off, new reads are not reported")
   func enabledEverywhere() async {
-    await #expect(processExitsWith: .success) {
-      precondition(!ObservationBridge.isEnabled, "off by default")
+    let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+      var report = CycleReport()
+      report["offByDefault"] = ObservationBridge.isEnabled ? 0 : 1
       ObservationBridge.isEnabled = true
-      precondition(ObservationBridge.isEnabled)
+      report["enabled"] = ObservationBridge.isEnabled ? 1 : 0
       let profile = Profile()
       let onThreads = Firings()
       DispatchQueue.concurrentPerform(iterations: 2) { _ in
@@ -26,7 +27,7 @@ struct ProcessWideTests {
         }
       }
       profile.name = "Grace"
-      precondition(onThreads.value == 2, "fired \(onThreads.value) times, expected 2")
+      report["firedOnThreads"] = onThreads.value
       ObservationBridge.isEnabled = false
       let off = Firings()
       withObservationTracking {
@@ -35,9 +36,19 @@ struct ProcessWideTests {
         off.onChange()
       }
       profile.count += 1
-      precondition(off.value == 0, "a read made while the bridge is off was reported")
-      precondition(profile.trackingRegistrar.observerEntryCount == 1, "the name's watcher stays with its object")
+      report["firedWhileOff"] = off.value
+      report["classEntries"] = profile.trackingRegistrar.observerEntryCount
+      report.print()
     }
+    let report = CycleReport(output: result?.standardOutputContent)
+    #expect(report != nil)
+    guard let report else { return }
+    #expect(report["offByDefault"] == 1, "off by default")
+    #expect(report["enabled"] == 1)
+    #expect(report["firedOnThreads"] == 2, "each thread's scope fires once")
+    #expect(report["firedWhileOff"] == 0, "a read made while the bridge is off was reported")
+    // The name's watcher stays with its object.
+    #expect(report["classEntries"] == 1)
   }
 
   /// Heap growth allowed over 100,000 cycles (as for the runtime's own leak tests): 0.2 byte per

@@ -152,11 +152,39 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     // counts as having read now, so a field set back after this read still reaches it (it read
     // the value in between); a `field` watcher keeps 0 and hears every change.
     if kind != .field { watcher.markRunStarted() }
-    guard table.link(dependency) else {
+    if kind == .afterWrite {
+      guard table.link(dependency) else {
+        watcher.state.withLock { $0 = State() }
+        return nil
+      }
+      return field
+    }
+    // Another thread may have installed the same watcher since this one looked: use it (one
+    // watcher per state or field, however many threads read it at once).
+    var existingField: (any ExternalObservedField)?
+    let result = table.link(dependency) { candidate in
+      existingField = candidate.observer.flatMap { watcher.equivalentField(in: $0) }
+      return existingField != nil
+    }
+    switch result {
+    case .linked:
+      return field
+    case .found:
+      watcher.state.withLock { $0 = State() }
+      return existingField
+    case .ownerGone:
       watcher.state.withLock { $0 = State() }
       return nil
     }
-    return field
+  }
+
+  /// The handle of `observer` if it is a watcher of the same kind and state as this one, still
+  /// taking reads.
+  private func equivalentField(in observer: Observer) -> (any ExternalObservedField)? {
+    guard ObjectIdentifier(type(of: observer)) == ObjectIdentifier(BridgeWatcher.self) else { return nil }
+    let other = unsafeDowncast(observer, to: BridgeWatcher.self)
+    guard other !== self, other.kind == kind, other.seen == seen else { return nil }
+    return other.fieldForReads
   }
 
   // MARK: Changes

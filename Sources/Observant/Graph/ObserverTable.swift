@@ -141,6 +141,36 @@ internal final class ObserverTable: @unchecked Sendable {
     }
   }
 
+  /// Links `dependency` into its field's list unless a dependency already linked there satisfies
+  /// `isEquivalent`, under one lock (so two threads cannot both find nothing and both link).
+  /// Returns `.found` if an equivalent dependency is linked (linking nothing), `.linked` after
+  /// linking, `.ownerGone` if the owner is gone. `isEquivalent` runs under the table's lock: it may take locks that are
+  /// never held while this table's lock is taken.
+  func link(_ dependency: Dependency, unlessLinked isEquivalent: (Dependency) -> Bool) -> LinkResult {
+    state.withLock { state in
+      guard !state.isDead else { return .ownerGone }
+      if let slot = Self.existingSlot(for: dependency.key, in: state) {
+        var current = state.slots[Int(slot)].head
+        while let candidate = current {
+          if isEquivalent(candidate) { return .found }
+          current = candidate.next
+        }
+      }
+      Self.link(dependency, in: &state)
+      if state.count == 1 { owner.publishHasObservers(true, table: self) }
+      epoch.add(1, ordering: .sequentiallyConsistent)
+      if _internalChecksEnabled { checkInvariants(state) }
+      return .linked
+    }
+  }
+
+  /// What `link(_:unlessLinked:)` did.
+  enum LinkResult {
+    case linked
+    case found
+    case ownerGone
+  }
+
   /// Unlinks each of `dependencies` that is linked (others are ignored).
   func unlink<Dependencies: Sequence<Dependency>>(_ dependencies: Dependencies) {
     state.withLock { state in
