@@ -44,6 +44,11 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   @usableFromInline @exclusivity(unchecked) private(set) var isValid: Bool
   /// Which ids disappeared at recent commits, for snapshots taken before.
   private(set) var removals = RemovalLog<ID>()
+  /// The element stores made invalid because their row was removed, by id, oldest removal first,
+  /// held weakly: a snapshot taken before the removal answers the row's position with the store
+  /// handed out for that row (showing the last state read through it), not with an older copy.
+  /// Entries whose store is gone are dropped at each commit that removes rows.
+  private var removedStores: [ID: [RemovedStore]] = [:]
   /// What the element stores of this scope share: their navigator and their identity field.
   let elementShape: StoreShape<ElementState, ElementAction>
   /// The collection's place in the tree; its element stores add their id.
@@ -203,6 +208,10 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     let current = resolve(id, showing: shown, since: epoch)
     if current != nil, case .held(let cached)? = elements[id], cached.isValid { return cached }
     guard let current, isValid else {
+      if let removed = removedStores[id]?.first(where: { $0.epoch > epoch }) {
+        if let store = removed.store { return store }
+        if let core = removed.core { return Store(core: core) }
+      }
       return Store(core: Element(collection: self, id: id, showing: shown, isValid: false))
     }
     let element = Element(collection: self, id: id, showing: current, isValid: true)
@@ -248,6 +257,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       registrar?.notifyChange(of: Self.idsField)
     }
     var examined = 1
+    pruneRemovedStores()
     if let changes = elements.structuralChanges(since: lastStructuralVersion) {
       removals.record(Set(changes.removed.lazy.filter { elements.index(id: $0) == nil }))
       var seen = Set<ID>()
@@ -268,7 +278,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   }
 
   private func examineElement(_ id: ID, in elements: IdentifiedArray<ID, ElementState>) -> Int {
-    guard let core = self.elements[id]?.core else {
+    let entry = self.elements[id]
+    guard let core = entry?.core else {
       self.elements[id] = nil
       return 0
     }
@@ -276,7 +287,20 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
       return 1 + core.acceptCommittedState(element)
     }
     core.invalidate()
+    // Removed at this commit: snapshots taken before it answer the row's position with this store.
+    var store: Store<ElementState, ElementAction>?
+    if case .held(let held)? = entry { store = held }
+    removedStores[id, default: []].append(RemovedStore(epoch: removals.epoch, store: store, core: core))
     return 1
+  }
+
+  /// Drops the entries of `removedStores` whose store nobody holds any more.
+  private func pruneRemovedStores() {
+    guard !removedStores.isEmpty else { return }
+    for id in Array(removedStores.keys) {
+      removedStores[id]!.removeAll { $0.core == nil }
+      if removedStores[id]!.isEmpty { removedStores[id] = nil }
+    }
   }
 
   func invalidate() {
@@ -290,6 +314,16 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     knownIDs = nil
     // The entries (and the stores they hold) are let go of once every core is invalid.
     for core in entries.values.compactMap({ $0.core }) { core.invalidate() }
+  }
+}
+
+extension CollectionScope {
+  /// An element store made invalid by the removal of its row at the commit of removal epoch
+  /// `epoch`, held weakly (see `removedStores`).
+  struct RemovedStore {
+    let epoch: Int
+    weak var store: Store<ElementState, ElementAction>?
+    weak var core: Element?
   }
 }
 

@@ -8,8 +8,10 @@ import Observant
 /// 3 stores). Stores are `Identifiable`, so a keyed `ForEach` can use them directly.
 ///
 /// Accessing a position whose row has since been removed does not crash: it returns that row's
-/// store, invalid, showing the row as it was in the snapshot — also when a new row with the same
-/// id has been added since (the snapshot's row is still gone). Positions outside the snapshot are
+/// store, invalid — also when a new row with the same id has been added since (the snapshot's row
+/// is still gone). It is the store handed out for that row before the removal, if someone still
+/// holds it, showing the last state read through it (what a cell bound to it shows); otherwise a
+/// new invalid store showing the row as it was in the snapshot. Positions outside the snapshot are
 /// out of bounds, as for any collection (a clear message, also in release builds); `store(at:)`
 /// returns `nil` for them instead.
 ///

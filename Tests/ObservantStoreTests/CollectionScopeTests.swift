@@ -274,4 +274,48 @@ struct CollectionScopeTests {
     #expect(!snapshot[1].isValid)
     #expect(snapshot[0].isValid)
   }
+
+  @Test("an old snapshot answers a removed row's position with the store it handed out, showing what it showed last")
+  func snapshotHandsOutTheRemovedRowsStore() {
+    let (store, diagnostics) = makeStore()
+    let snapshot = store.scope(state: \.rows, action: RebuiltListFeature.Action.row)
+    let handed = snapshot[1]
+    store.send(.row(id: 2, action: .increment))
+    #expect(handed.count == 1)
+    store.send(.remove(2))
+    #expect(!handed.isValid)
+    #expect(snapshot[1] === handed)
+    #expect(snapshot[1].count == 1)  // not the snapshot's older copy (0)
+    // The id comes back: the snapshot's position is still the removed row.
+    store.send(.add(2))
+    #expect(snapshot[1] === handed && !handed.isValid)
+    handed.send(.increment)
+    #expect(diagnostics.count(of: .actionSentToInvalidStore) == 1)
+    #expect(store.rows[id: 2]?.count == 0)
+    // A new collection hands out the new row's store.
+    let current = store.scope(state: \.rows, action: RebuiltListFeature.Action.row)
+    #expect(current[2] !== handed && current[2].isValid)
+    // The new row removed too: each snapshot gets the store of the row it showed.
+    let second = current[2]
+    store.send(.row(id: 2, action: .increment))
+    #expect(second.count == 1)
+    store.send(.remove(2))
+    #expect(snapshot[1] === handed)
+    #expect(current[2] === second && !second.isValid)
+  }
+
+  @Test("a removed row's store nobody holds any more: an old snapshot shows the row as it saw it")
+  func snapshotAfterTheRemovedStoreWentAway() {
+    let (store, _) = makeStore()
+    let snapshot = store.scope(state: \.rows, action: RebuiltListFeature.Action.row)
+    do {
+      let handed = snapshot[1]
+      store.send(.row(id: 2, action: .increment))
+      #expect(handed.count == 1)
+    }
+    store.send(.remove(2))
+    let old = snapshot[1]
+    #expect(!old.isValid)
+    #expect(old.count == 0)
+  }
 }

@@ -362,6 +362,58 @@ struct CopyTests {
     #expect(childTitle.runs == 1)
   }
 
+  @Test("a row restored from a snapshot of the rows, then set back in place in the same transaction: one re-run (documented)")
+  func rowRestoredFromSnapshotThenSetBack() {
+    let model = EditorModel()
+    let first = Shown { model.state.rows.first!.count }
+    let byID = Shown { model.state.rows[id: 1]!.count }
+    let other = Shown { model.state.rows[id: 2]!.count }
+    transaction {
+      model.state.rows[id: 1]!.count += 2
+      let saved = model.state.rows
+      model.state.rows[id: 1]!.count += 1
+      model.state.rows = saved
+      model.state.rows[id: 1]!.count = 0
+    }
+    // The restored row shares its state with `saved`: the set-back after the restore is not
+    // recognized (Identity rules, "Undo"), so its readers run once, showing the current value.
+    #expect(first.values == [0, 0])
+    #expect(byID.values == [0, 0])
+    #expect(other.runs == 1)
+    // Without a write after the restore, the restored value shows.
+    transaction {
+      model.state.rows[id: 1]!.count += 2
+      let saved = model.state.rows
+      model.state.rows[id: 1]!.count += 1
+      model.state.rows = saved
+    }
+    #expect(first.values == [0, 0, 2])
+    #expect(byID.values == [0, 0, 2])
+    #expect(other.runs == 1)
+    // Restoring alone (no write after it) is a set-back.
+    transaction {
+      let saved = model.state.rows
+      model.state.rows[id: 1]!.count += 1
+      model.state.rows = saved
+    }
+    #expect(first.values == [0, 0, 2])
+    #expect(byID.values == [0, 0, 2])
+  }
+
+  @Test("a child restored from a copy, then set back in place in the same transaction, re-runs nothing")
+  func childRestoredFromCopyThenSetBack() {
+    let model = EditorModel()
+    let count = Shown { model.state.child.count }
+    transaction {
+      model.state.child.count += 2
+      let saved = model.state.child
+      model.state.child.count += 1
+      model.state.child = saved
+      model.state.child.count = 0
+    }
+    #expect(count.values == [0])
+  }
+
   @Test("undo through inout (self = saved) in the transaction that made the change re-runs nothing")
   func undoThroughInoutWithinTransaction() {
     let model = EditorModel()
