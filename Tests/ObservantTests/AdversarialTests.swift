@@ -669,3 +669,251 @@ struct AdversarialPromiseTests {
     #expect(count.runs == 2)
   }
 }
+
+/// Which field a "write during evaluation" test reads and writes.
+enum AdvField: CaseIterable, CustomStringConvertible {
+  case classField, child, grandchild, row
+  func read(_ m: AdvModel) -> Int {
+    switch self {
+    case .classField: m.a
+    case .child: m.slot.x
+    case .grandchild: m.slot.inner.z
+    case .row: m.items[id: 1]?.x ?? -1
+    }
+  }
+  func write(_ m: AdvModel, _ v: Int) {
+    switch self {
+    case .classField: m.a = v
+    case .child: m.slot.x = v
+    case .grandchild: m.slot.inner.z = v
+    case .row: m.items[id: 1]?.x = v
+    }
+  }
+  var description: String {
+    switch self {
+    case .classField: "a"
+    case .child: "slot.x"
+    case .grandchild: "slot.inner.z"
+    case .row: "items[id: 1].x"
+    }
+  }
+}
+
+/// Pauses an evaluation after its read while another thread writes the field, then lets it go on.
+final class AdvPause: @unchecked Sendable {
+  let armed = Atomic<Bool>(false)
+  let readDone = DispatchSemaphore(value: 0)
+  let writeDone = DispatchSemaphore(value: 0)
+  let timedOut = Atomic<Bool>(false)
+  var didTimeOut: Bool { timedOut.load(ordering: .relaxed) }
+  /// Called by the evaluation after its read.
+  func pauseIfArmed() {
+    guard armed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    readDone.signal()
+    if writeDone.wait(timeout: .now() + 2) == .timedOut { timedOut.store(true, ordering: .relaxed) }
+  }
+  /// Runs `write` on another thread once the evaluation has read.
+  func writeWhenRead(_ write: @escaping @Sendable () -> Void) {
+    DispatchQueue.global().async { [self] in
+      if readDone.wait(timeout: .now() + 2) == .timedOut { timedOut.store(true, ordering: .relaxed); return }
+      write()
+      writeDone.signal()
+    }
+  }
+}
+
+@Suite("Adversarial: a write lands while an evaluation runs", .serialized)
+struct AdversarialMidEvaluationTests {
+  static func model() -> AdvModel {
+    let m = AdvModel()
+    m.items = [AdvItem(id: 1)]
+    return m
+  }
+
+  @Test("Derived: an input written on another thread during the computation is not lost", arguments: AdvField.allCases)
+  func derivedMidCompute(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let d = Derived("d") { () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }
+    let view = AdvView("view") { d.value }
+    #expect(view.shown.value == 0)
+    // The next computation is paused after reading; another thread writes 99 meanwhile.
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 99) }
+    field.write(m, 1)   // re-runs the view, which recomputes d (reads 1, pauses, 99 lands)
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(!pause.didTimeOut, "deadlock or no pause")
+    #expect(d.value == 99, "\(field): derived value stale")
+    #expect(view.shown.value == 99, "\(field): reader of the derived value stale (runs \(view.runs))")
+  }
+
+  @Test("Derived read directly (no reader): an input written during the first computation is not lost", arguments: AdvField.allCases)
+  func derivedMidFirstCompute(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let d = Derived("d") { () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 7) }
+    let first = d.value
+    #expect(first == 0)
+    Thread.sleep(forTimeInterval: 0.02)
+    #expect(!pause.didTimeOut)
+    #expect(d.value == 7, "\(field): derived value stale after a write during its computation")
+  }
+
+  @Test("Reaction: a field written on another thread while the body runs makes it run again", arguments: AdvField.allCases)
+  func reactionMidRun(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let shown = AdvBox<Int>(-1)
+    let r = Reaction("r") { let v = field.read(m); pause.pauseIfArmed(); shown.set(v) }
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 42) }
+    field.write(m, 1)
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(!pause.didTimeOut)
+    #expect(shown.value == 42, "\(field): reaction shows \(shown.value), runs \(r.runCount)")
+  }
+
+  @Test("Reaction: a write during the first run, in the initializer, makes it run again", arguments: AdvField.allCases)
+  func reactionMidFirstRun(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let shown = AdvBox<Int>(-1)
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 5) }
+    let r = Reaction("r") { let v = field.read(m); pause.pauseIfArmed(); shown.set(v) }
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(!pause.didTimeOut)
+    #expect(shown.value == 5, "\(field): reaction shows \(shown.value), runs \(r.runCount)")
+  }
+
+  @Test("withTracking: a write on another thread while the closure runs fires onChange", arguments: AdvField.allCases)
+  func withTrackingMidScope(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let fired = AdvCount()
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 3) }
+    let (read, observation) = withCancellableTracking { () -> Int in
+      let v = field.read(m); pause.pauseIfArmed(); return v
+    } onChange: {
+      fired.increment()
+    }
+    #expect(read == 0)
+    #expect(!pause.didTimeOut)
+    // The value read is out of date: onChange must have fired, or fire on the next write.
+    field.write(m, 4)
+    #expect(fired.value == 1, "\(field): onChange fired \(fired.value) times")
+    observation.cancel()
+    #expect(m.trackingRegistrar.observerEntryCount == 0)
+  }
+
+  @Test("ChangeObserver: a write on another thread during track is heard (now or at the next write)", arguments: AdvField.allCases)
+  func changeObserverMidTrack(field: AdvField) {
+    let m = Self.model()
+    let pause = AdvPause()
+    let fired = AdvCount()
+    let observer = ChangeObserver { fired.increment() }
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 3) }
+    observer.track { _ = field.read(m); pause.pauseIfArmed() }
+    #expect(!pause.didTimeOut)
+    field.write(m, 4)
+    #expect(fired.value >= 1, "\(field): the owner never learned that what it tracked changed")
+    observer.cancel()
+  }
+
+  @Test("TrackedValues: a write during an evaluation yields a later value", arguments: AdvField.allCases)
+  func trackedValuesMidEvaluation(field: AdvField) async {
+    let m = Self.model()
+    let pause = AdvPause()
+    let seen = AdvBox<[Int]>([])
+    pause.armed.store(true, ordering: .releasing)
+    pause.writeWhenRead { field.write(m, 8) }
+    let loop = Task.detached { @Sendable () async -> Void in
+      for await v in TrackedValues({ () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }) {
+        seen.m.withLock { $0.append(v) }
+        if v == 8 { return }
+      }
+    }
+    for _ in 0..<200 where seen.value.last != 8 { try? await Task.sleep(nanoseconds: 10_000_000) }
+    loop.cancel()
+    #expect(!pause.didTimeOut)
+    #expect(seen.value.last == 8, "\(field): values seen \(seen.value)")
+  }
+}
+
+@Suite("Adversarial: main-actor reactions and background writers")
+struct AdversarialMainActorTests {
+  @MainActor
+  @Test("a reaction created on the main actor, dirtied by two background threads: runs only on the main actor, ends showing the final value")
+  func mainActorReactionUnderBackgroundWrites() async {
+    let m = AdvModel()
+    let lock = AdvBox<Int>(0)
+    let offMain = Atomic<Int>(0)
+    let shown = AdvBox<Int>(-1)
+    let testOnMain = Thread.isMainThread
+    let onWriter = Atomic<Int>(0)
+    let r = Reaction("main") {
+      if !Thread.isMainThread { offMain.add(1, ordering: .relaxed) }
+      if Thread.current.threadDictionary["advWriter"] != nil { onWriter.add(1, ordering: .relaxed) }
+      shown.set(lock.m.withLock { _ in m.a + m.b })
+    }
+    await Task.detached {
+      DispatchQueue.concurrentPerform(iterations: 2) { t in
+        Thread.current.threadDictionary["advWriter"] = true
+        for step in 1...2_000 { transaction { lock.m.withLock { _ in if t == 0 { m.a = step } else { m.b = step } } } }
+        Thread.current.threadDictionary["advWriter"] = nil
+      }
+    }.value
+    for _ in 0..<200 where shown.value != 4_000 { await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000) }
+    #expect(shown.value == 4_000)
+    _ = testOnMain  // on Linux the main actor's jobs need not run on the main thread: not checked
+    #expect(onWriter.load(ordering: .relaxed) == 0, "runs made synchronously on the background writer threads (of \(r.runCount))")
+    _ = offMain
+    #expect(r.runCount < 4_000, "handed-off re-runs are coalesced (runs: \(r.runCount))")
+    r.cancel()
+  }
+
+  @MainActor
+  @Test(".mainActor scheduling: cancelled from a background thread after being dirtied, it does not run")
+  func scheduledCancelledFromBackground() async {
+    var late = 0
+    for _ in 0..<50 {
+      let m = AdvModel()
+      let r = Reaction("s", scheduling: .mainActor) { _ = m.a }
+      await Task.detached {
+        m.a += 1
+        r.cancel()
+      }.value
+      let runs = r.runCount
+      await Task.yield()
+      try? await Task.sleep(nanoseconds: 1_000_000)
+      if r.runCount != runs { late += 1 }
+      #expect(m.trackingRegistrar.observerEntryCount == 0)
+    }
+    #expect(late == 0)
+  }
+
+  @MainActor
+  @Test(".mainActor scheduling: a burst from background threads re-runs once per turn, with the latest values")
+  func scheduledBurst() async {
+    let m = AdvModel()
+    let lock = AdvBox<Int>(0)
+    let shown = AdvBox<[Int]>([])
+    let r = Reaction("s", scheduling: .mainActor) {
+      let v = lock.m.withLock { _ in m.a }
+      shown.m.withLock { $0.append(v) }
+    }
+    await Task.detached {
+      DispatchQueue.concurrentPerform(iterations: 2) { t in
+        for step in 1...500 { transaction { lock.m.withLock { _ in m.a = max(m.a, step * 2 + t) } } }
+      }
+    }.value
+    for _ in 0..<200 where shown.value.last != 1_001 { await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000) }
+    #expect(shown.value.last == 1_001)
+    #expect(shown.value == shown.value.sorted())
+    _ = r
+  }
+}
