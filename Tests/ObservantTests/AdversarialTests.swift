@@ -135,7 +135,9 @@ struct AdversarialConcurrencyTests {
     #expect(lateFires == 0, "rounds where onChange ran after cancel()")
   }
 
-  @Test("a TrackingObservation cancelled from another thread while a writer fires it: entries go to 0, onChange at most once")
+  @Test(
+    "a TrackingObservation cancelled from another thread while a writer fires it: entries go to 0, onChange at most once"
+  )
   func cancelTrackingWhileWriting() {
     var leftovers = 0
     var multi = 0
@@ -165,7 +167,8 @@ struct AdversarialConcurrencyTests {
     #expect(multi == 0)
   }
 
-  @Test("first tracked reads of a fresh object's fields on four threads at once, one writer: each scope fires exactly once")
+  @Test(
+    "first tracked reads of a fresh object's fields on four threads at once, one writer: each scope fires exactly once")
   func simultaneousFirstTrackedReads() {
     var wrong = 0
     var leftovers = 0
@@ -288,7 +291,8 @@ struct AdversarialConcurrencyTests {
 
 @Suite("Adversarial: copies")
 struct AdversarialCopyTests {
-  @Test("IdentityRules: a detached copy's writes re-run the live reader once per copy; assigned back, it shows the copy")
+  @Test(
+    "IdentityRules: a detached copy's writes re-run the live reader once per copy; assigned back, it shows the copy")
   func detachedCopy() {
     let model = AdvModel()
     let view = AdvView("x") { model.slot.x }
@@ -332,9 +336,13 @@ struct AdversarialCopyTests {
     model.slot.inner.z = 3; check()
     model.other = model.slot; check()
     model.other.inner.z = 4; check()
-    transaction { model.slot.x += 1; model.other.x += 1 }; check()
+    transaction {
+      model.slot.x += 1; model.other.x += 1
+    }; check()
     transaction { swap(&model.slot, &model.other) }; check()
-    transaction { let t = model.slot; model.slot = model.other; model.other = t }; check()
+    transaction {
+      let t = model.slot; model.slot = model.other; model.other = t
+    }; check()
     model.slot.inner.z += 10; check()
     #expect(s.runs <= 10 && o.runs <= 10)
   }
@@ -396,7 +404,9 @@ struct AdversarialCopyTests {
     #expect(row1.runs == r.1, "element field set and set back")
   }
 
-  @Test("random copies, drafts, undo and swaps: no reader ever shows a value other than the state; at most one run per transaction")
+  @Test(
+    "random copies, drafts, undo and swaps: no reader ever shows a value other than the state; at most one run per transaction"
+  )
   func randomCopies() {
     var rng = SystemRandomNumberGenerator()
     var seedRng = AdvRNG(seed: UInt64.random(in: 0...UInt64.max, using: &rng))
@@ -451,26 +461,41 @@ struct AdversarialCopyTests {
         case 18:
           let i = seedRng.next(arrays.count); model.items = arrays[i]; log.append("items=arrays[\(i)]")
         case 19:
-          if model.items[id: 1] != nil { model.items.remove(id: 1); log.append("remove 1") }
-          else { model.items.append(AdvItem(id: 1, x: value)); log.append("append new 1 x=\(value)") }
+          if model.items[id: 1] != nil {
+            model.items.remove(id: 1); log.append("remove 1")
+          } else {
+            model.items.append(AdvItem(id: 1, x: value)); log.append("append new 1 x=\(value)")
+          }
         case 20:
           if let i = items.firstIndex(where: { $0.id == 2 }), model.items[id: 2] == nil {
             model.items.append(items[i]); log.append("append items[\(i)] (id 2)")
           } else if model.items[id: 2] != nil {
             let i = seedRng.next(items.count)
-            if items[i].id == 2 { model.items[id: 2] = items[i]; log.append("items[id:2]=items[\(i)]") }
-            else { items.append(model.items[id: 2]!); log.append("save items[id:2]") }
+            if items[i].id == 2 {
+              model.items[id: 2] = items[i]; log.append("items[id:2]=items[\(i)]")
+            } else {
+              items.append(model.items[id: 2]!); log.append("save items[id:2]")
+            }
           }
-        case 21: transaction { model.items[id: 1]?.x += 1; model.items[id: 1]?.x -= 1 }; log.append("items[id:1] +1-1 (txn)")
+        case 21:
+          transaction {
+            model.items[id: 1]?.x += 1; model.items[id: 1]?.x -= 1
+          }; log.append("items[id:1] +1-1 (txn)")
         case 22: model.plain[0].x = value; log.append("plain[0].x=\(value)")
         case 23: items.append(model.plain[0]); log.append("save plain[0]")
         case 24:
-          if let i = items.indices.last(where: { items[$0].id == 5 }) { model.plain[0] = items[i]; log.append("plain[0]=items[\(i)]") }
+          if let i = items.indices.last(where: { items[$0].id == 5 }) {
+            model.plain[0] = items[i]; log.append("plain[0]=items[\(i)]")
+          }
         case 25:
-          transaction { let snap = model.slot; model.slot.x += 1; model.slot = snap }; log.append("slot x+1 then = snap (txn)")
+          transaction {
+            let snap = model.slot; model.slot.x += 1; model.slot = snap
+          }; log.append("slot x+1 then = snap (txn)")
         case 26:
           if seedRng.next(2) == 0 {
-            transaction { var draft = model.slot; draft.x = value; model.other = draft }
+            transaction {
+              var draft = model.slot; draft.x = value; model.other = draft
+            }
             log.append("other = draft of slot x=\(value) (txn)")
           } else {
             var draft = model.slot; draft.x = value; model.other = draft; multi = true
@@ -481,7 +506,10 @@ struct AdversarialCopyTests {
         case 28:
           if let d = model.maybe { model.slot = d; log.append("slot = maybe") }
         default:
-          let nid = 100 + seedRng.next(1000); transaction { model.items.append(AdvItem(id: nid)); model.items.remove(id: nid) }; log.append("append+remove (txn)")
+          let nid = 100 + seedRng.next(1000);
+          transaction {
+            model.items.append(AdvItem(id: nid)); model.items.remove(id: nid)
+          }; log.append("append+remove (txn)")
         }
       }
       for step in 0..<120 {
@@ -497,10 +525,14 @@ struct AdversarialCopyTests {
         for (i, view) in views.enumerated() {
           let now = withoutTracking { readers[i].1() }
           if view.shown.value != now {
-            failures.append("trial \(trial) step \(step): \(readers[i].0) shows \(view.shown.value), state \(now); log: \(log.suffix(12))")
+            failures.append(
+              "trial \(trial) step \(step): \(readers[i].0) shows \(view.shown.value), state \(now); log: \(log.suffix(12))"
+            )
           }
           if view.runs - runsBefore[i] > (multi ? 2 : 1) {
-            failures.append("trial \(trial) step \(step): \(readers[i].0) ran \(view.runs - runsBefore[i]) times; log: \(log.suffix(12))")
+            failures.append(
+              "trial \(trial) step \(step): \(readers[i].0) ran \(view.runs - runsBefore[i]) times; log: \(log.suffix(12))"
+            )
           }
         }
         if !failures.isEmpty { break }
@@ -576,7 +608,9 @@ struct AdversarialPromiseTests {
     let model = AdvModel()
     let fired = AdvCount()
     let seen = AdvBox<Int>(-1)
-    _ = withTracking { model.a } onChange: {
+    _ = withTracking {
+      model.a
+    } onChange: {
       fired.increment()
       seen.set(withoutTracking { model.a })
       model.a += 10
@@ -588,7 +622,9 @@ struct AdversarialPromiseTests {
     #expect(fired.value == 1)
   }
 
-  @Test("a runaway loop stops after maximumFlushRounds rounds with .runawayFlush naming the reaction; next change re-runs it")
+  @Test(
+    "a runaway loop stops after maximumFlushRounds rounds with .runawayFlush naming the reaction; next change re-runs it"
+  )
   func runaway() {
     let model = AdvModel()
     let diagnostics = Mutex<[ReactionDiagnostic]>([])
@@ -608,7 +644,9 @@ struct AdversarialPromiseTests {
     }
   }
 
-  @Test("a derived value read midway in a transaction that sets inputs back re-runs no reader; a withTracking scope over it fires")
+  @Test(
+    "a derived value read midway in a transaction that sets inputs back re-runs no reader; a withTracking scope over it fires"
+  )
   func derivedMidway() {
     let model = AdvModel()
     let d = Derived("d") { model.a + model.b }
@@ -643,7 +681,9 @@ struct AdversarialPromiseTests {
   func inPlaceStatement() {
     let model = AdvModel()
     let seen = Mutex<[[Int]]>([])
-    let r = Reaction("r") { let v = [model.slot.x, model.slot.inner.z]; seen.withLock { $0.append(v) } }
+    let r = Reaction("r") {
+      let v = [model.slot.x, model.slot.inner.z]; seen.withLock { $0.append(v) }
+    }
     model.slot.inner.z += 1
     #expect(seen.withLock { $0 } == [[0, 0], [0, 1]])
     model.items.append(AdvItem(id: 1))
@@ -665,7 +705,7 @@ struct AdversarialPromiseTests {
     #expect(second.shown.value == 4)
     #expect(first.runs == 1, "another element's field changed")
     #expect(count.runs == 1, "an element changed in place is not a change of the array's ids")
-    model.plain[0] = AdvItem(id: 1)   // new value, same Identifiable id: a new ObservableStateID
+    model.plain[0] = AdvItem(id: 1)  // new value, same Identifiable id: a new ObservableStateID
     #expect(count.runs == 2)
   }
 }
@@ -734,24 +774,30 @@ struct AdversarialMidEvaluationTests {
   func derivedMidCompute(field: AdvField) {
     let m = Self.model()
     let pause = AdvPause()
-    let d = Derived("d") { () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }
+    let d = Derived("d") { () -> Int in
+      let v = field.read(m); pause.pauseIfArmed(); return v
+    }
     let view = AdvView("view") { d.value }
     #expect(view.shown.value == 0)
     // The next computation is paused after reading; another thread writes 99 meanwhile.
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 99) }
-    field.write(m, 1)   // re-runs the view, which recomputes d (reads 1, pauses, 99 lands)
+    field.write(m, 1)  // re-runs the view, which recomputes d (reads 1, pauses, 99 lands)
     Thread.sleep(forTimeInterval: 0.05)
     #expect(!pause.didTimeOut, "deadlock or no pause")
     #expect(d.value == 99, "\(field): derived value stale")
     #expect(view.shown.value == 99, "\(field): reader of the derived value stale (runs \(view.runs))")
   }
 
-  @Test("Derived read directly (no reader): an input written during the first computation is not lost", arguments: AdvField.allCases)
+  @Test(
+    "Derived read directly (no reader): an input written during the first computation is not lost",
+    arguments: AdvField.allCases)
   func derivedMidFirstCompute(field: AdvField) {
     let m = Self.model()
     let pause = AdvPause()
-    let d = Derived("d") { () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }
+    let d = Derived("d") { () -> Int in
+      let v = field.read(m); pause.pauseIfArmed(); return v
+    }
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 7) }
     let first = d.value
@@ -761,12 +807,15 @@ struct AdversarialMidEvaluationTests {
     #expect(d.value == 7, "\(field): derived value stale after a write during its computation")
   }
 
-  @Test("Reaction: a field written on another thread while the body runs makes it run again", arguments: AdvField.allCases)
+  @Test(
+    "Reaction: a field written on another thread while the body runs makes it run again", arguments: AdvField.allCases)
   func reactionMidRun(field: AdvField) {
     let m = Self.model()
     let pause = AdvPause()
     let shown = AdvBox<Int>(-1)
-    let r = Reaction("r") { let v = field.read(m); pause.pauseIfArmed(); shown.set(v) }
+    let r = Reaction("r") {
+      let v = field.read(m); pause.pauseIfArmed(); shown.set(v)
+    }
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 42) }
     field.write(m, 1)
@@ -782,7 +831,9 @@ struct AdversarialMidEvaluationTests {
     let shown = AdvBox<Int>(-1)
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 5) }
-    let r = Reaction("r") { let v = field.read(m); pause.pauseIfArmed(); shown.set(v) }
+    let r = Reaction("r") {
+      let v = field.read(m); pause.pauseIfArmed(); shown.set(v)
+    }
     Thread.sleep(forTimeInterval: 0.05)
     #expect(!pause.didTimeOut)
     #expect(shown.value == 5, "\(field): reaction shows \(shown.value), runs \(r.runCount)")
@@ -809,7 +860,9 @@ struct AdversarialMidEvaluationTests {
     #expect(m.trackingRegistrar.observerEntryCount == 0)
   }
 
-  @Test("ChangeObserver: a write on another thread during track is heard (now or at the next write)", arguments: AdvField.allCases)
+  @Test(
+    "ChangeObserver: a write on another thread during track is heard (now or at the next write)",
+    arguments: AdvField.allCases)
   func changeObserverMidTrack(field: AdvField) {
     let m = Self.model()
     let pause = AdvPause()
@@ -817,7 +870,9 @@ struct AdversarialMidEvaluationTests {
     let observer = ChangeObserver { fired.increment() }
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 3) }
-    observer.track { _ = field.read(m); pause.pauseIfArmed() }
+    observer.track {
+      _ = field.read(m); pause.pauseIfArmed()
+    }
     #expect(!pause.didTimeOut)
     field.write(m, 4)
     #expect(fired.value >= 1, "\(field): the owner never learned that what it tracked changed")
@@ -832,7 +887,9 @@ struct AdversarialMidEvaluationTests {
     pause.armed.store(true, ordering: .releasing)
     pause.writeWhenRead { field.write(m, 8) }
     let loop = Task.detached { @Sendable () async -> Void in
-      for await v in TrackedValues({ () -> Int in let v = field.read(m); pause.pauseIfArmed(); return v }) {
+      for await v in TrackedValues({ () -> Int in
+        let v = field.read(m); pause.pauseIfArmed(); return v
+      }) {
         seen.m.withLock { $0.append(v) }
         if v == 8 { return }
       }
@@ -847,7 +904,9 @@ struct AdversarialMidEvaluationTests {
 @Suite("Adversarial: main-actor reactions and background writers")
 struct AdversarialMainActorTests {
   @MainActor
-  @Test("a reaction created on the main actor, dirtied by two background threads: runs only on the main actor, ends showing the final value")
+  @Test(
+    "a reaction created on the main actor, dirtied by two background threads: runs only on the main actor, ends showing the final value"
+  )
   func mainActorReactionUnderBackgroundWrites() async {
     let m = AdvModel()
     let lock = AdvBox<Int>(0)
@@ -870,7 +929,9 @@ struct AdversarialMainActorTests {
     for _ in 0..<200 where shown.value != 4_000 { await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000) }
     #expect(shown.value == 4_000)
     _ = testOnMain  // on Linux the main actor's jobs need not run on the main thread: not checked
-    #expect(onWriter.load(ordering: .relaxed) == 0, "runs made synchronously on the background writer threads (of \(r.runCount))")
+    #expect(
+      onWriter.load(ordering: .relaxed) == 0,
+      "runs made synchronously on the background writer threads (of \(r.runCount))")
     _ = offMain
     #expect(r.runCount < 4_000, "handed-off re-runs are coalesced (runs: \(r.runCount))")
     r.cancel()
@@ -911,7 +972,9 @@ struct AdversarialMainActorTests {
         for step in 1...500 { transaction { lock.m.withLock { _ in m.a = max(m.a, step * 2 + t) } } }
       }
     }.value
-    for _ in 0..<200 where shown.value.last != 1_001 { await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000) }
+    for _ in 0..<200 where shown.value.last != 1_001 {
+      await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000)
+    }
     #expect(shown.value.last == 1_001)
     #expect(shown.value == shown.value.sorted())
     _ = r

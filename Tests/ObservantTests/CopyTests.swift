@@ -362,7 +362,9 @@ struct CopyTests {
     #expect(childTitle.runs == 1)
   }
 
-  @Test("a row restored from a snapshot of the rows, then set back in place in the same transaction: one re-run (documented)")
+  @Test(
+    "a row restored from a snapshot of the rows, then set back in place in the same transaction: one re-run (documented)"
+  )
   func rowRestoredFromSnapshotThenSetBack() {
     let model = EditorModel()
     let first = Shown { model.state.rows.first!.count }
