@@ -266,7 +266,8 @@ struct TCAParityStoreTests {
   @Test("reducer replaces the root through inout (self = other): the reader of store.count hears it once")
   func storeReplace() {
     let store = Store(
-      initialState: SChild(), reducer: { (state: inout SChild, _: Void) -> Effect<Void> in
+      initialState: SChild(),
+      reducer: { (state: inout SChild, _: Void) -> Effect<Void> in
         state.assign(SChild(count: 42))
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -294,7 +295,8 @@ struct TCAParityStoreTests {
   @Test("reducer resets the root (self = Self()): the reader of store.count hears it once")
   func storeReset() {
     let store = Store(
-      initialState: SChild(count: 42), reducer: { (state: inout SChild, _: Void) -> Effect<Void> in
+      initialState: SChild(count: 42),
+      reducer: { (state: inout SChild, _: Void) -> Effect<Void> in
         state.reset()
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -323,7 +325,8 @@ struct TCAParityStoreTests {
   @Test("enum root with inert cases: .count(.one) -> .count(.two) re-runs the reader of store.state")
   func enumStateWithInertCases() {
     let store = Store(
-      initialState: SEnum.count(.one), reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
+      initialState: SEnum.count(.one),
+      reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
         state = .count(.two)
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -340,7 +343,8 @@ struct TCAParityStoreTests {
   @Test("enum root with inert cases: .count(.one) -> .anotherCount(.one) re-runs the reader of store.state")
   func enumStateWithInertCasesTricky() {
     let store = Store(
-      initialState: SEnum.count(.one), reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
+      initialState: SEnum.count(.one),
+      reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
         state = .anotherCount(.one)
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -354,7 +358,8 @@ struct TCAParityStoreTests {
   @Test("enum root with an Int case: .int(0) -> .int(1) re-runs the reader of store.state")
   func enumStateWithIntCase() {
     let store = Store(
-      initialState: SEnum.int(0), reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
+      initialState: SEnum.int(0),
+      reducer: { (state: inout SEnum, _: Void) -> Effect<Void> in
         state = .int(1)
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -491,7 +496,8 @@ struct TCAParityStoreTests {
   @Test("a dismissed optional child's store: invalid, keeps its last state, drops and reports actions")
   func optionalScopeStale() {
     let diagnostics = StoreDiagnostics(printing: false)
-    let store = Store(initialState: SParent(optional: SChild(count: 3)), reducer: reduceParent, diagnostics: diagnostics)
+    let store = Store(
+      initialState: SParent(optional: SChild(count: 3)), reducer: reduceParent, diagnostics: diagnostics)
     let optional = store.scope(state: \.optional, action: SAction.optional)!
     let count = Reaction { use(optional.count) }
     store.send(.dismiss)
@@ -705,7 +711,8 @@ struct TCAParityStoreTests {
       var b = 0
     }
     let store = Store(
-      initialState: Plain(), reducer: { (state: inout Plain, action: Int) -> Effect<Int> in
+      initialState: Plain(),
+      reducer: { (state: inout Plain, action: Int) -> Effect<Int> in
         if action >= 0 { state.a = action }
         return .none
       }, diagnostics: StoreDiagnostics(printing: false))
@@ -747,11 +754,191 @@ struct TCAParityStoreTests {
     let listFired = tracking { use(store.scope(state: \.rows, action: SAction.row).count) }
     first.send(.increment)
     first.send(.increment)
-    #expect((childFired.value, optionalFired.value, firstFired.value, secondFired.value, listFired.value) == (0, 0, 1, 0, 0))
+    #expect(
+      (childFired.value, optionalFired.value, firstFired.value, secondFired.value, listFired.value) == (0, 0, 1, 0, 0))
     child.send(.increment)
     optional.send(.increment)
-    #expect((childFired.value, optionalFired.value, firstFired.value, secondFired.value, listFired.value) == (1, 1, 1, 0, 0))
+    #expect(
+      (childFired.value, optionalFired.value, firstFired.value, secondFired.value, listFired.value) == (1, 1, 1, 0, 0))
     store.send(.append(id: 3))
     #expect((secondFired.value, listFired.value) == (0, 1))
+  }
+  @Test("scoping through \\.self (TCA's cached-scope check) gives a working store whose scopes send and observe")
+  func scopeThroughSelf() {
+    let store = makeStore(SParent(optional: SChild(), rows: [SChild(id: 1)]))
+    let same = store.scope(state: \.self, action: { $0 })
+    #expect(store.scope(state: \.self, action: { $0 }) === same)
+    let rowReader = Reaction { use(store.rows[id: 1]?.count) }
+    Array(same.scope(state: \.rows, action: SAction.row))[0].send(.increment)
+    #expect(store.rows[id: 1]?.count == 1)
+    #expect(rowReader.runCount == 2)
+    let optionalReader = Reaction { use(store.optional?.count) }
+    same.scope(state: \.optional, action: SAction.optional)?.send(.increment)
+    #expect(store.optional?.count == 1)
+    #expect(optionalReader.runCount == 2)
+    let sameReader = Reaction { use(same.child.count) }
+    store.send(.child(.increment))
+    #expect(sameReader.runCount == 2)
+  }
+
+  @Test("a send whose reducer queues .send and .merge effects re-runs a reader once")
+  func oneRunPerSend() {
+    let store = Store(
+      initialState: SChild(),
+      reducer: { (state: inout SChild, action: Int) -> Effect<Int> in
+        state.count += 1
+        if action > 0 { return .merge(.send(action - 1), .none) }
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let reader = Reaction { use(store.count) }
+    store.send(3)
+    #expect(store.count == 4)
+    #expect(reader.runCount == 2)
+  }
+
+  @Test("a .run effect sends back on the main actor and re-runs the reader")
+  func runEffect() async throws {
+    let store = Store(
+      initialState: SChild(),
+      reducer: { (state: inout SChild, action: Int) -> Effect<Int> in
+        if action == 0 { return .run { send in await send(1) } }
+        state.count += action
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let reader = Reaction { use(store.count) }
+    store.send(0)
+    for _ in 0..<200 where store.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(store.count == 1)
+    #expect(reader.runCount == 2)
+  }
+  // MARK: Ports of TCA's StoreTests (publisher/ViewStore sinks replaced by reactions)
+
+  @Test("a scoped store of plain state hears its parent's changes")
+  func scopedStoreReceivesUpdatesFromParent() {
+    let parent = Store(
+      initialState: 0,
+      reducer: { (state: inout Int, _: Void) -> Effect<Void> in
+        state += 1
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let child = parent.scope(state: \.description, action: { $0 })
+    var values: [String] = []
+    let sink = Reaction { values.append(child.state) }
+    #expect(values == ["0"])
+    parent.send(())
+    #expect(values == ["0", "1"])
+    _ = sink
+  }
+
+  @Test("a parent store hears changes sent through a scoped store of plain state")
+  func parentStoreReceivesUpdatesFromChild() {
+    let parent = Store(
+      initialState: 0,
+      reducer: { (state: inout Int, _: Void) -> Effect<Void> in
+        state += 1
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let child = parent.scope(state: \.description, action: { $0 })
+    var values: [Int] = []
+    let sink = Reaction { values.append(parent.state) }
+    #expect(values == [0])
+    child.send(())
+    #expect(values == [0, 1])
+    _ = sink
+  }
+
+  @Test("synchronous .send effects are coalesced: the reader sees only the final value")
+  func coalesceSynchronousActions() {
+    let store = Store(
+      initialState: 0,
+      reducer: { (state: inout Int, action: Int) -> Effect<Int> in
+        if action == 0 { return .merge(.send(1), .send(2), .send(3)) }
+        state = action
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    var emissions: [Int] = []
+    let sink = Reaction { emissions.append(store.state) }
+    store.send(0)
+    #expect(emissions == [0, 3])
+    _ = sink
+  }
+
+  @Test("100,000 synchronous actions from one send run to the end, one re-run")
+  func lotsOfSynchronousActions() {
+    let store = Store(
+      initialState: 0,
+      reducer: { (state: inout Int, action: Bool) -> Effect<Bool> in
+        guard action else { return .none }
+        state += 1
+        return .send(state < 100_000)
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let reader = Reaction { use(store.state) }
+    store.send(true)
+    #expect(store.state == 100_000)
+    #expect(reader.runCount == 2)
+  }
+
+  @Test("an optional plain child scoped from the root appears and disappears with each action (ifLet after scope)")
+  func ifLetAfterScope() {
+    struct AppState: Equatable { var count: Int? }
+    let parent = Store(
+      initialState: AppState(),
+      reducer: { (state: inout AppState, action: Int?) -> Effect<Int?> in
+        state.count = action
+        return .none
+      }, diagnostics: StoreDiagnostics(printing: false))
+    var outputs: [Int?] = []
+    var stores: [Store<Int, Int?>] = []
+    let sink = Reaction {
+      if let store = parent.scope(state: \.count, action: { $0 }) {
+        stores.append(store)
+        outputs.append(store.state)
+      } else {
+        outputs.append(nil)
+      }
+    }
+    #expect(outputs == [nil])
+    for _ in 0..<3 {
+      parent.send(1)
+      parent.send(nil)
+    }
+    #expect(outputs == [nil, 1, nil, 1, nil, 1, nil])
+    #expect(stores.count == 3)
+    #expect(stores.allSatisfy { !$0.isValid })
+    #expect(Set(stores.map(ObjectIdentifier.init)).count == 3)
+    _ = sink
+  }
+
+  @Test("a child store of an optional root receives actions sent back by its .run effects (ifLet two)")
+  func ifLetTwo() async throws {
+    let parent = Store(
+      initialState: Optional(0),
+      reducer: { (state: inout Int?, action: Bool) -> Effect<Bool> in
+        if action {
+          state? += 1
+          return .none
+        }
+        return .run { send in await send(true) }
+      }, diagnostics: StoreDiagnostics(printing: false))
+    let child = try #require(parent.scope(state: \.self, action: { $0 }))
+    let reader = Reaction { use(child.state) }
+    for expected in 1...3 {
+      child.send(false)
+      for _ in 0..<200 where child.state != expected { try await Task.sleep(for: .milliseconds(5)) }
+      #expect(child.state == expected)
+    }
+    #expect(child.state == 3)
+    #expect(reader.runCount == 4)
+  }
+  @Test("store.state of an ObservableState child store depends on the child's identity, not its fields")
+  func childStoreStateIdentity() {
+    let store = makeStore(SParent(child: SChild(count: 1)))
+    let child = store.scope(state: \.child, action: SAction.child)
+    let whole = Reaction { use(child.state) }
+    child.send(.increment)
+    #expect(whole.runCount == 1)
+    store.send(.newChild(count: 2))
+    #expect(whole.runCount == 2)
+    #expect(child.state.count == 2)
   }
 }

@@ -27,6 +27,8 @@ private struct PChild: ObservableState, Identifiable, Equatable {
   mutating func assign(_ other: Self) { self = other }
   /// TCA's test helper: a new value through `inout`.
   mutating func reset() { self = Self() }
+  /// A new value with the same `Identifiable` id, through `inout`.
+  mutating func renew() { self = Self(id: id) }
   /// TCA's test helper: a copy taken inside a mutating method.
   mutating func copy() -> Self { self }
 }
@@ -743,4 +745,170 @@ struct TCAParityTests {
     holder.state = PChild(count: 2)
     #expect((slot.runCount, count.runCount) == (2, 3))
   }
+  @Test("removing a row or dismissing an optional does not notify the reader of a detached copy of it")
+  func removedCopyReaders() {
+    var state = PParent(optional: PChild(count: 1), rows: [PChild(count: 1), PChild(count: 2)])
+    let row = state.rows[0]
+    let optional = state.optional
+    let rowCopy = tracking { use(row.count) }
+    let optionalCopy = tracking { use(optional?.count) }
+    state.rows.remove(at: 0)
+    state.optional = nil
+    #expect(rowCopy.value == 0)
+    #expect(optionalCopy.value == 0)
+  }
+
+  @Test("a removed row's copy reader under a @Tracked holder does not run; the row readers of the slot do")
+  func removedRowReaction() {
+    let holder = PHolder(PParent(rows: [PChild(count: 1), PChild(count: 2)]))
+    let row = holder.state.rows[0]
+    let copyReader = Reaction { use(row.count) }
+    let byPosition = Reaction { use(holder.state.rows.first?.count) }
+    holder.state.rows.remove(at: 0)
+    #expect(copyReader.runCount == 1)
+    #expect(byPosition.runCount == 2)
+  }
+
+  @Test("a dictionary of state: element mutation notifies its field reader only; a new key notifies the slot")
+  func dictionaryOfState() {
+    let holder = DictHolder()
+    holder.state.byKey = ["a": PChild(), "b": PChild()]
+    let slot = Reaction { use(holder.state.byKey) }
+    let a = Reaction { use(holder.state.byKey["a"]?.count) }
+    let b = Reaction { use(holder.state.byKey["b"]?.count) }
+    holder.state.byKey["a"]?.count += 1
+    #expect((slot.runCount, a.runCount, b.runCount) == (1, 2, 1))
+    holder.state.byKey["c"] = PChild()
+    #expect(slot.runCount == 2)
+  }
+
+  @Test("swapping identified array rows re-runs readers that read the array, not copies of the rows")
+  func identifiedArraySwapReaction() {
+    let holder = PHolder(PParent(rows: [PChild(count: 1), PChild(count: 2)]))
+    let firstID = holder.state.rows[0].id
+    let byPosition = Reaction { use(holder.state.rows[0].count) }
+    let byID = Reaction { use(holder.state.rows[id: firstID]?.count) }
+    holder.state.rows.swapAt(0, 1)
+    #expect(byPosition.runCount == 2)
+    #expect(byID.runCount == 2)  // it read the array's slot too
+    #expect(holder.state.rows[0].count == 2)
+    holder.state.rows[id: firstID]?.count += 1
+    #expect(byPosition.runCount == 2)
+    #expect(byID.runCount == 3)
+  }
+
+  @Test(
+    "set and set back within a transaction re-runs nothing; a child swapped and swapped back re-runs its slot readers at most once"
+  )
+  func transactionSetBack() {
+    let holder = PHolder(PParent(child: PChild(count: 1), sibling: PChild(count: 2), rows: [PChild(count: 1)]))
+    let count = Reaction { use(holder.state.child.count) }
+    let row = Reaction { use(holder.state.rows[0].count) }
+    transaction {
+      holder.state.child.count = 5
+      holder.state.child.count = 1
+      holder.state.rows[0].count = 7
+      holder.state.rows[0].count = 1
+    }
+    #expect((count.runCount, row.runCount) == (1, 1))
+  }
+
+  @Test("a child reset through _modify (self = Self()) notifies the slot, not the reader of a copy of the old child")
+  func copyReaderReset() {
+    var state = PParent(child: PChild(count: 42))
+    let child = state.child
+    let oldCount = tracking { use(child.count) }
+    let slot = tracking { use(state.child) }
+    state.child.reset()
+    #expect(slot.value == 1)
+    #expect(oldCount.value == 0)
+  }
+
+  @Test("a child replaced through _modify (self = other) does not notify the reader of a copy of the old child")
+  func copyReaderAssign() {
+    var state = PParent(child: PChild(count: 42))
+    let child = state.child
+    let oldCount = tracking { use(child.count) }
+    state.child.assign(PChild(count: 1))
+    #expect(oldCount.value == 0)
+  }
+
+  @Test("under a @Tracked holder, a child reset through _modify re-runs the slot reader, not the old copy's reader")
+  func copyReaderResetHolder() {
+    let holder = PHolder(PParent(child: PChild(count: 42)))
+    let child = holder.state.child
+    let oldCount = Reaction { use(child.count) }
+    let slot = Reaction { use(holder.state.child) }
+    holder.state.child.reset()
+    #expect(slot.runCount == 2)
+    #expect(oldCount.runCount == 1)
+  }
+
+  @Test("under a @Tracked holder, a root reset does not re-run the reader of a copy of the old root")
+  func copyReaderRootReset() {
+    let holder = PHolder(PParent(child: PChild(count: 42)))
+    let root = holder.state
+    let oldChildCount = Reaction { use(root.child.count) }
+    holder.state.reset()
+    #expect(oldChildCount.runCount == 1)
+  }
+
+  @Test(
+    "an identified row replaced by a new value with the same id does not notify the reader of a copy of the old row")
+  func copyReaderRowReplaced() {
+    var state = PParent(rows: [PChild(count: 1)])
+    let row = state.rows[0]
+    let oldCount = tracking { use(row.count) }
+    state.rows[id: row.id] = PChild(id: row.id, count: 5)
+    #expect(oldCount.value == 0)
+  }
+
+  @Test("an optional child reset through _modify notifies the slot, not the reader of a copy of the old child")
+  func copyReaderOptionalReset() {
+    var state = PParent(optional: PChild(count: 1))
+    let optional = state.optional
+    let oldCount = tracking { use(optional?.count) }
+    let slot = tracking { use(state.optional) }
+    state.optional?.reset()
+    #expect(slot.value == 1)
+    #expect(oldCount.value == 0)
+  }
+
+  @Test("a plain array element renewed in place notifies the array, not the reader of a copy of the old element")
+  func copyReaderArrayReset() {
+    var state = PParent(children: [PChild(count: 1)])
+    let element = state.children[0]
+    let oldCount = tracking { use(element.count) }
+    let slot = tracking { use(state.children) }
+    state.children[0].renew()
+    #expect(slot.value == 1)
+    #expect(oldCount.value == 0)
+  }
+
+  @Test("an identified row renewed in place notifies the array, not the reader of a copy of the old row")
+  func copyReaderRowReset() {
+    var state = PParent(rows: [PChild(count: 1)])
+    let row = state.rows[0]
+    let oldCount = tracking { use(row.count) }
+    let slot = tracking { use(state.rows) }
+    state.rows[0].renew()
+    #expect(slot.value == 1)
+    #expect(oldCount.value == 0)
+  }
+}
+
+// swift-format-ignore
+private struct PDictParent: ObservableState {
+  var registrar = StateRegistrar<Self>()
+  private var _byKey = StateField<[String: PChild]>([:])
+  var byKey: [String: PChild] {
+    get { registrar.read(_byKey) } set { registrar.write(&_byKey, newValue) }
+    _modify { yield &self[tracking: \._byKey] }
+  }
+  init() {}
+}
+
+private final class DictHolder: Trackable {
+  let trackingRegistrar = TrackingRegistrar()
+  @Tracked var state = PDictParent()
 }
