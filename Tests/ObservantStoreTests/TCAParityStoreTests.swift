@@ -150,6 +150,7 @@ private enum SAction: Sendable {
   case destination(SDestination?)
   case moveChild1ToChild2
   case resetAll
+  case copySiblingIntoChild
 }
 
 private func reduceParent(_ state: inout SParent, _ action: SAction) -> Effect<SAction> {
@@ -203,6 +204,8 @@ private func reduceParent(_ state: inout SParent, _ action: SAction) -> Effect<S
     if case .child1(let payload) = state.destination { state.destination = .child2(payload) }
   case .resetAll:
     state = SParent()
+  case .copySiblingIntoChild:
+    state.child.assign(state.sibling)
   }
   return .none
 }
@@ -940,5 +943,29 @@ struct TCAParityStoreTests {
     store.send(.newChild(count: 2))
     #expect(whole.runCount == 2)
     #expect(child.state.count == 2)
+  }
+  @Test(
+    "siblings sharing one identity (a copy stored twice): replacing one with the other re-runs its store's reader once")
+  func sharedIdentitySiblings() {
+    let original = SChild(count: 1)
+    var copy = original
+    copy.count = 2
+    let store = makeStore(SParent(child: original, sibling: copy))
+    let child = store.scope(state: \.child, action: SAction.child)
+    let sibling = store.scope(state: \.sibling, action: SAction.sibling)
+    let childCount = Reaction { use(child.count) }
+    let siblingCount = Reaction { use(sibling.count) }
+    store.send(.copySiblingIntoChild)
+    #expect((child.count, sibling.count) == (2, 2))
+    #expect((childCount.runCount, siblingCount.runCount) == (2, 1))
+    sibling.send(.increment)
+    #expect((child.count, sibling.count) == (2, 3))
+    #expect(siblingCount.runCount == 2)
+    // Documented: a write to a copy re-runs the readers of the other copy at most once (shown value unchanged).
+    #expect(childCount.runCount == 3)
+    child.send(.increment)
+    #expect((child.count, sibling.count) == (3, 3))
+    #expect(store.child.count == 3)
+    #expect((childCount.runCount, siblingCount.runCount) == (4, 2))
   }
 }
