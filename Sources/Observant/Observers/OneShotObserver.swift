@@ -38,11 +38,31 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
     spend(callingOnChange: false)
   }
 
-  /// Gives up once every observed object is gone: nothing can fire it any more.
+  /// An object the scope read a field of went away after the scope was installed: what the scope
+  /// read is gone, which is a change (as for Apple's `withObservationTracking`, and for
+  /// `TrackedValues`), delivered like a change found after the fact (inside an in-place mutation,
+  /// when it ends). The last copy of a value going away is not a change (the slots that held it
+  /// changed, and told their readers); once every registrar the scope read is gone, it gives up.
   override func registrarDidDeinit() {
     guard phase.load(ordering: .acquiring) == Phase.adopted.rawValue else { return }
-    let anyAlive = lock.withLock { _ in dependencies?.contains { !$0.table.isDead } ?? true }
-    if !anyAlive { cancel() }
+    let (objectGone, anyAlive) = lock.withLock { _ -> (Dependency?, Bool) in
+      guard let dependencies else { return (nil, true) }
+      var objectGone: Dependency?
+      var anyAlive = false
+      for dependency in dependencies {
+        if !dependency.table.isDead {
+          anyAlive = true
+        } else if objectGone == nil && dependency.seen.load(ordering: .relaxed) == Stamp.none {
+          objectGone = dependency
+        }
+      }
+      return (objectGone, anyAlive)
+    }
+    if let objectGone {
+      Notifications.deliverReplacement([objectGone])
+    } else if !anyAlive {
+      cancel()
+    }
   }
 
   /// Fires (or cancels) the observer, once: one compare-and-exchange decides the only spender.

@@ -15,6 +15,11 @@
 /// time or `onChange` itself writes a tracked field. If `apply` reads nothing tracked, nothing is
 /// installed.
 ///
+/// An object whose field `apply` read going away (`withTracking { [weak model] in model?.title }`)
+/// is a change too, as with Apple's `withObservationTracking`: `onChange` runs once, on the thread
+/// that released the object (inside an in-place mutation, when it ends). The last copy of a value
+/// going away is not: the slots that held it changed, and told their readers.
+///
 /// ```swift
 /// let name = withTracking {
 ///   profile.name
