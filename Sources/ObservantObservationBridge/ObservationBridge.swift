@@ -101,13 +101,16 @@ public enum ObservationBridge {
 /// than one per object, with a key path per field) keeps Observant's distinction between states:
 /// a scope that read the live value's field and one that read a draft's hear different
 /// registrars, and no lock is shared between unrelated objects. The key path is made once per
-/// watched state, not per read, and carries the handle: whatever Apple keeps of an access (the
-/// access list of a scope being evaluated, an installed observation) keeps the handle alive, and
-/// nothing else does once the watcher retires (see `ExternalObservationSystem.makeField()`).
+/// watched state, not per read, and is the keeper: whatever Apple keeps of an access (the access
+/// list of a scope being evaluated, an installed observation) keeps it alive, which tells the
+/// watcher that Apple may still be told through the handle (see
+/// `ExternalObservationSystem.makeField()`). It holds a token, not the handle: an observation
+/// Apple keeps in the handle's registrar for good (a scope that fired on one thread while being
+/// installed on another) must not keep the registrar alive through its own key path.
 private struct AppleObservation: ExternalObservationSystem {
   func makeField() -> (field: any ExternalObservedField, keeper: any AnyObject & Sendable) {
     let field = AppleObservedField()
-    let keyPath = \BridgedField[state: FieldIdentity(field: field)]
+    let keyPath = \BridgedField[state: FieldIdentity(token: FieldToken())]
     field.keyPath = keyPath
     return (field, keyPath)
   }
@@ -116,7 +119,7 @@ private struct AppleObservation: ExternalObservationSystem {
 /// Set up by `AppleObservation.makeField()` before it is shared, then only read.
 private final class AppleObservedField: ExternalObservedField, @unchecked Sendable {
   private let registrar = ObservationRegistrar()
-  /// Weak: the key path holds this handle, and its holders decide how long both live.
+  /// Weak: the watcher holds it while the state can be read, and Apple's observers after that.
   weak var keyPath: KeyPath<BridgedField, Void>?
 
   func reportAccess() {
@@ -131,11 +134,14 @@ private final class AppleObservedField: ExternalObservedField, @unchecked Sendab
   }
 }
 
-/// A handle as a key path argument: equal only to itself.
-private struct FieldIdentity: Hashable, @unchecked Sendable {
-  let field: AppleObservedField
-  static func == (lhs: Self, rhs: Self) -> Bool { lhs.field === rhs.field }
-  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(field)) }
+/// What makes each watched state's key path unique (and a distinct object).
+private final class FieldToken: Sendable {}
+
+/// A token as a key path argument: equal only to itself.
+private struct FieldIdentity: Hashable, Sendable {
+  let token: FieldToken
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.token === rhs.token }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(token)) }
 }
 
 /// The subject Apple's registrar wants: it only uses its type; the key path names the one

@@ -106,7 +106,13 @@ struct AdversarialBridgeTests {
         samples.append(entries(profile))
       }
     }
-    #expect(samples.max()! <= samples.first! + 2, "entries after each 100 rounds: \(samples)")
+    // Steady state: one watcher each for `count` and the slot `state`, one for the child's
+    // current state. A retired watcher stays while Apple holds its key path: briefly, for a scope
+    // still being installed, and for good (as long as the object) when Apple keeps an
+    // observation of a scope that fired on one thread while another installed it (Apple's race,
+    // rare: a few in 15,000 rounds here; see ObservationBridge, "A write racing with
+    // withObservationTracking"). One leaked watcher per 100 rounds would exceed the bound.
+    #expect(samples.max()! <= samples.first! + 8, "entries after each 100 rounds: \(samples)")
   }
 
   @Test("the bridge reports once, after the transaction, with the value stored")

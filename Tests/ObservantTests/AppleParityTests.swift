@@ -611,12 +611,7 @@ struct AppleParityTests {
     }
     object = APDeinitTriggered {}
     #expect(deinits.value == 1)
-    withKnownIssue(
-      "Apple calls onChange when the observed object is deallocated; Observant's withTracking releases the observation instead ('deallocating everything it observes, releases it and its closure', ReactionsAndTransactions.md)"
-    ) {
-      #expect(changed.value == 1)
-    }
-    #expect(changed.value <= 1)
+    #expect(changed.value == 1)
     _ = object
   }
 
@@ -939,11 +934,7 @@ struct AppleParityTests {
     }
     holder = nil
     #expect(deinits.value == 1)
-    withKnownIssue(
-      "Apple calls onChange when the observed object is deallocated; Observant's withTracking releases the observation instead"
-    ) {
-      #expect(changed.value == 1)
-    }
+    #expect(changed.value == 1)
   }
 
   @Test("a non-Equatable value always notifies; the same class instance does not")

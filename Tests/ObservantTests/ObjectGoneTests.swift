@@ -59,7 +59,11 @@ struct ObjectGoneTests {
     observation.cancel()
 
     var third: Profile? = Profile()
-    let (_, cancelled) = withCancellableTracking { [weak third] in _ = third?.first } onChange: { fired.increment() }
+    let (_, cancelled) = withCancellableTracking { [weak third] in
+      _ = third?.first
+    } onChange: {
+      fired.increment()
+    }
     cancelled.cancel()
     third = nil
     #expect(fired.count == 1)
@@ -69,7 +73,9 @@ struct ObjectGoneTests {
   func goneInsideInPlaceMutation() {
     let team = Team()
     let fired = Counter()
-    withTracking { [weak member = team.members[1]] in _ = member?.first } onChange: {
+    withTracking { [weak member = team.members[1]] in
+      _ = member?.first
+    } onChange: {
       // Reads the property whose in-place mutation released the member.
       _ = team.members.count
       fired.increment()
@@ -82,7 +88,11 @@ struct ObjectGoneTests {
   func valueCopyGone() {
     let fired = Counter()
     var child: Child? = Child()
-    withTracking { _ = child?.count } onChange: { fired.increment() }
+    withTracking {
+      _ = child?.count
+    } onChange: {
+      fired.increment()
+    }
     child = nil
     #expect(fired.count == 0)
   }

@@ -29,11 +29,12 @@ import Synchronization
 /// installs its observers after its closure returns, so a scope that read the state just before
 /// the write installs on the retired watcher's handle just after. So a retired watcher stays
 /// linked and reports every later write of its field (from any copy), until the external system
-/// no longer holds its handle: the watcher keeps only a weak reference to it, and the handle is
-/// kept alive by what the external system's observers hold (for Apple's: the key path, in access
-/// lists and installed observations). When that reference is gone, the watcher unlinks itself at
-/// its next report or at the next read of the field. Retired watchers cost nothing the external
-/// system does not already hold.
+/// no longer holds the handle's keeper (for Apple's: the key path, in access lists and installed
+/// observations), which the watcher then holds only weakly. When that reference is gone, the
+/// watcher unlinks itself at its next report or at the next read of the field, and lets go of the
+/// handle. The keeper does not reach the handle, so an observation the external system never
+/// lets go of (see `ExternalObservationSystem.makeField()`) keeps the watcher and its handle only
+/// as long as the object.
 ///
 /// Watchers are found through the field's list in the object's observer table (no other index),
 /// and go away with the object: its registrar's `deinit` reports a last change and releases them.
@@ -52,14 +53,15 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
 
   private struct State {
     /// The edge in the field's list. Held strongly, and it holds the watcher: the pair stays
-    /// installed until the watcher lets go (its handle gone, or its object).
+    /// installed until the watcher lets go (its keeper gone, or its object).
     var dependency: Dependency?
-    /// The external handle, held while the state can be read again (cleared when retired).
+    /// The external handle, held until the watcher lets go.
     var field: (any ExternalObservedField)?
-    /// What keeps the handle alive while it is held here (see `ExternalObservationSystem`).
+    /// What the external system's observers hold (see `ExternalObservationSystem`): held here
+    /// while the state can be read again (cleared when retired).
     var keeper: (any AnyObject & Sendable)?
-    /// The handle once retired: alive only while the external system holds it.
-    weak var retiredField: (any ExternalObservedField)?
+    /// The keeper once retired: alive only while the external system holds it.
+    weak var retiredKeeper: (any AnyObject & Sendable)?
     var isRetired = false
   }
 
@@ -207,12 +209,11 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   /// report; see the type's documentation). Holds the handle only for the call.
   private func reportChange(retiring dependency: Dependency) {
     let field: (any ExternalObservedField)? = state.withLock { state in
-      if state.isRetired { return state.retiredField }
+      if state.isRetired { return state.retiredKeeper == nil ? nil : state.field }
       let field = state.field
       if kind != .field {
         state.isRetired = true
-        state.retiredField = field
-        state.field = nil
+        state.retiredKeeper = state.keeper
         state.keeper = nil
         dependency.seen.store(Stamp.none, ordering: .relaxed)
       }
@@ -221,12 +222,13 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     field?.reportChange()
   }
 
-  /// For a retired watcher whose handle the external system let go of: lets go of its edge, once
-  /// (the caller unlinks it). `false` otherwise.
+  /// For a retired watcher whose keeper the external system let go of: lets go of its edge and
+  /// its handle, once (the caller unlinks the edge). `false` otherwise.
   private func releaseIfUnobserved() -> Bool {
     state.withLock { state in
-      guard state.isRetired, state.retiredField == nil, state.dependency != nil else { return false }
+      guard state.isRetired, state.retiredKeeper == nil, state.dependency != nil else { return false }
       state.dependency = nil
+      state.field = nil
       return true
     }
   }
@@ -236,7 +238,7 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   override func registrarDidDeinit() {
     let field = state.withLock { state -> (any ExternalObservedField)? in
       defer { state = State() }
-      return state.isRetired ? state.retiredField : state.field
+      return state.isRetired && state.retiredKeeper == nil ? nil : state.field
     }
     field?.reportChange()
   }

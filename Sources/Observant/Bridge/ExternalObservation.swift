@@ -12,14 +12,18 @@ import _ObservantShims
 /// Another observation system that reads of Observant fields are reported to, and that hears
 /// when what was read changes.
 package protocol ExternalObservationSystem: Sendable {
-  /// A handle for one observed state of one field, and what keeps the handle alive.
+  /// A handle for one observed state of one field, and what tells whether the external system
+  /// still holds it.
   ///
   /// Every read of the state outside Observant's tracking scopes is reported to the handle
-  /// (`reportAccess`), and its changes (`reportChange`). The runtime holds `keeper` while the
-  /// state can still be read; after that it keeps only a weak reference to the handle, which must
-  /// then stay alive exactly as long as the external system's observers can still be told through
-  /// it (whatever they hold must keep it alive: for Apple's Observation, the key path given to
-  /// `access`, which access lists and installed observations keep).
+  /// (`reportAccess`), and its changes (`reportChange`). The runtime holds the handle until the
+  /// state cannot be read any more and the external system let go of `keeper`; it holds `keeper`
+  /// only while the state can still be read, then weakly. So `keeper` must be what the external
+  /// system's observers hold (for Apple's Observation, the key path given to `access`, which
+  /// access lists and installed observations keep), and it must not reach the handle: an
+  /// observation the external system never lets go of (Apple's, when a scope fires on one thread
+  /// while it is being installed on another) then keeps only `keeper`, and the handle with all it
+  /// holds goes when its object does.
   func makeField() -> (field: any ExternalObservedField, keeper: any AnyObject & Sendable)
 }
 
