@@ -49,8 +49,11 @@ import Observation
 /// Writes after the installation are all reported. Apple's `onChange` is called at least once,
 /// not exactly once: a write on another thread that lands while Apple installs a scope's
 /// observers on several registrars (the bridge gives each watched state of a field a registrar
-/// of its own, so a scope that read several fields has several) can call it again later. Make the
-/// writes and the tracking on one actor (SwiftUI: the main actor) and there is no such window.
+/// of its own, so a scope that read several fields has several) can call it again later: Apple
+/// then keeps that scope's observations, which call `onChange` at every later change of the
+/// fields it read while their objects live (as for Apple's own `@Observable` types; the bridge's
+/// entries for them go with the objects). Make the writes and the tracking on one actor
+/// (SwiftUI: the main actor) and there is no such window.
 public enum ObservationBridge {
   /// Whether reads of Observant fields are reported to Apple's Observation (see the type's
   /// documentation). Off by default.
