@@ -225,21 +225,23 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   /// For a retired watcher whose keeper the external system let go of: lets go of its edge and
   /// its handle, once (the caller unlinks the edge). `false` otherwise.
   private func releaseIfUnobserved() -> Bool {
-    state.withLock { state in
-      guard state.isRetired, state.retiredKeeper == nil, state.dependency != nil else { return false }
+    // The handle is released after the lock (its deinit ends an Apple registrar, which may call
+    // back into user code).
+    let released = state.withLock { state -> (any ExternalObservedField)?? in
+      guard state.isRetired, state.retiredKeeper == nil, state.dependency != nil else { return nil }
       state.dependency = nil
-      state.field = nil
-      return true
+      return .some(state.field.take())
     }
+    return released != nil
   }
 
   /// The object went away: its readers hear it once more (as Apple's registrar tells its
   /// observers when its object goes away), and the watcher lets go of everything.
   override func registrarDidDeinit() {
-    let field = state.withLock { state -> (any ExternalObservedField)? in
-      defer { state = State() }
-      return state.isRetired && state.retiredKeeper == nil ? nil : state.field
-    }
-    field?.reportChange()
+    // What the watcher held is released after the lock (the handle's deinit ends an Apple
+    // registrar, which may call back into user code).
+    var held = State()
+    state.withLock { swap(&$0, &held) }
+    if !held.isRetired || held.retiredKeeper != nil { held.field?.reportChange() }
   }
 }
