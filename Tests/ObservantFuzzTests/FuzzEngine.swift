@@ -69,24 +69,15 @@ struct FuzzTransaction: CustomStringConvertible {
   /// may run once; in the transaction of such a replacement, only the fields the replacement itself
   /// takes back to where their readers read them count as set back, and not those of an element of
   /// a collection).
-  /// Whether the step restores an identified array of rows from a copy (`rows = saved`) and then
-  /// writes into one of its rows: a restored element keeps the state the copy holds (elements
-  /// inside a collection cannot be given a state of their own), so a later set-back of one of its
-  /// fields in the same transaction is not recognized (documented in the Identity rules article,
-  /// "Undo").
-  var writesRowsRestoredFromCopy: Bool {
+  /// Whether the step assigns a value a copy of itself (`rows = saved`, `pinned = saved`, an
+  /// edited copy assigned back) and then mutates anything in the same transaction: the place the
+  /// assignment stored into is not known to the transaction, so a later write that takes a field
+  /// back to where its readers read it cannot be told from a write to another copy, and is not
+  /// recognized as a set-back (documented in the Identity rules article, "Undo").
+  var writesAfterAssigningACopy: Bool {
     let mutations = self.mutations
-    for (position, mutation) in mutations.enumerated() {
-      guard case .undoRows(let rowsPath, _) = mutation else { continue }
-      let writesARow = mutations[(position + 1)...].contains { later in
-        let path = later.path
-        guard path.count > rowsPath.count, path.starts(with: rowsPath) else { return false }
-        if case .row = path[rowsPath.count] { return true }
-        return false
-      }
-      if writesARow { return true }
-    }
-    return false
+    guard let first = mutations.firstIndex(where: \.assignsACopy) else { return false }
+    return first < mutations.count - 1
   }
 
   var replacesInPlace: Bool {
@@ -449,7 +440,7 @@ private final class World {
           transaction.mutations.contains(where: \.movesPinned)
           && transaction.mutations.contains(where: \.restoresPinnedFromCopy)
         if transaction.replacesInPlace || (mode == .store && storeReplacesRoot) || mixedRows || movedAndRestored
-          || transaction.writesRowsRestoredFromCopy
+          || transaction.writesAfterAssigningACopy
         {
           statistics.documentedReplacementRuns += 1
           continue

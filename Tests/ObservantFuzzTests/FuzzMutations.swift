@@ -160,6 +160,16 @@ enum Mutation: CustomStringConvertible {
     if case .undoByAssignment = self { true } else { false }
   }
 
+  /// Whether the mutation assigns a value a copy of itself (an undo snapshot, an edited copy).
+  var assignsACopy: Bool {
+    switch self {
+    case .copyMutateAssignRow, .scratchAssignBack, .copyMutateAssignLeaf, .undoRows, .undoByAssignment,
+      .itemCopyAssign, .tableCopyAssign:
+      true
+    default: false
+    }
+  }
+
   /// Whether the mutation assigns the rows a rebuilt array (same elements, another version).
   var assignsRebuiltRows: Bool {
     if case .reassignRows = self { true } else { false }

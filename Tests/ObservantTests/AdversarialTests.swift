@@ -409,8 +409,31 @@ struct AdversarialCopyTests {
   )
   func randomCopies() {
     var rng = SystemRandomNumberGenerator()
-    var seedRng = AdvRNG(seed: UInt64.random(in: 0...UInt64.max, using: &rng))
-    let seed = seedRng.state
+    let seed =
+      ProcessInfo.processInfo.environment["OBSERVANT_ADV_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 0...UInt64.max, using: &rng)
+    let failures = Self.randomCopies(seed: seed)
+    #expect(failures.isEmpty, "seed \(seed) (replay: OBSERVANT_ADV_SEED=\(seed)): \(failures.prefix(3))")
+  }
+
+  /// Seeds that once showed a stale reader: a copy of a value stored in a second tracked slot in
+  /// the same transaction as a write to the first, then written back (in place, or by assigning
+  /// another copy) to what the first slot's readers read.
+  static let staleSeeds: [UInt64] = [
+    7_924_047_624_999_685_062, 3_962_023_812_499_842_531, 13_064_056_694_810_536_062,
+    12_278_733_189_936_530_416, 18_296_760_630_360_713_347, 8_166_725_934_087_849_616,
+    4_690_058_739_764_336_193, 14_670_109_992_688_361_655,
+  ]
+
+  @Test("random copies: seeds that once showed a stale reader stay green", arguments: staleSeeds)
+  func randomCopiesRegression(seed: UInt64) {
+    let failures = Self.randomCopies(seed: seed)
+    #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(3))")
+  }
+
+  /// `randomCopies()` with a given seed: the failures found (empty if none).
+  static func randomCopies(seed: UInt64) -> [String] {
+    var seedRng = AdvRNG(seed: seed)
     var failures: [String] = []
     for trial in 0..<40 {
       let model = AdvModel()
@@ -539,7 +562,7 @@ struct AdversarialCopyTests {
       }
       if !failures.isEmpty { break }
     }
-    #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(3))")
+    return failures
   }
 }
 

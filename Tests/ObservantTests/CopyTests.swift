@@ -414,6 +414,40 @@ struct CopyTests {
       model.state.child.count = 0
     }
     #expect(count.values == [0])
+    // The assignment alone, back to what the reader read: a set-back too.
+    transaction {
+      let saved = model.state.child
+      model.state.child.count += 1
+      model.state.child = saved
+    }
+    #expect(count.values == [0])
+  }
+
+  @Test(
+    "one value in two slots within a transaction: a write on the copy back to the original value leaves the first slot's readers current"
+  )
+  func copyInAnotherSlotSetBack() {
+    let model = EditorModel()
+    let child = Shown { model.state.child.count }
+    let draft = Shown { model.state.draft?.count ?? -1 }
+    transaction {
+      model.state.child.count = 5
+      model.state.draft = model.state.child
+      model.state.draft?.count = 0
+    }
+    #expect(child.values == [0, 5])
+    #expect(draft.values == [-1, 0])
+    // The same after an assignment of a copy, which the transaction cannot place.
+    let saved = model.state.child
+    model.state.child.count = 3
+    #expect(child.values == [0, 5, 3])
+    transaction {
+      model.state.child = saved
+      model.state.draft = model.state.child
+      model.state.draft?.count = 3
+    }
+    #expect(child.last == 5 && model.state.child.count == 5)
+    #expect(draft.last == 3)
   }
 
   @Test("undo through inout (self = saved) in the transaction that made the change re-runs nothing")

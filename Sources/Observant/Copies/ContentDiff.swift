@@ -19,6 +19,9 @@ internal struct ContentDiff {
   /// The assignment is to live state (see `WriteRecord.isLive`).
   private let live: Bool
   private var depth = 0
+  /// Where the value the next `compare(states:adopting:)` compares will be stored, when known:
+  /// the writes found for its fields are recorded as made there (see `WriteRecord.slot`).
+  private var pendingPlace: UnsafeRawPointer?
 
   private init(live: Bool) {
     self.live = live
@@ -35,10 +38,11 @@ internal struct ContentDiff {
   /// Notifies the readers of what differs between `old` and `new`, and gives the fields of `new`
   /// whose content equals `old`'s the old stamps (see the type's documentation). `new` is about to
   /// be stored over `old`.
-  static func apply<Value>(old: Value, new: inout Value, live: Bool) {
+  static func apply<Value>(old: Value, new: inout Value, live: Bool, storedAt place: UnsafeRawPointer? = nil) {
     TransactionContext.current.begin()
     defer { TransactionContext.current.end() }
     var diff = ContentDiff(live: live)
+    diff.pendingPlace = live ? place : nil
     diff.compare(old, adopting: &new)
   }
 
@@ -72,6 +76,8 @@ internal struct ContentDiff {
   /// Compares two copies of one state value field by field, adopting old stamps into `new`.
   @discardableResult
   mutating func compare<State: ObservableState>(states old: State, adopting new: inout State) -> Bool {
+    let place = pendingPlace
+    pendingPlace = nil
     guard old.observableStateID == new.observableStateID else { return false }
     guard old.registrar.stamp != new.registrar.stamp else { return true }
     depth += 1
@@ -79,16 +85,25 @@ internal struct ContentDiff {
     let layout = StateLayout.of(State.self)
     let table = old.registrar.tracking.existingTable
     var identical = true
+    // The writes found for this value's fields are made where it will be stored.
+    if let place {
+      InPlaceFrames.beginPlace(of: Unmanaged.passUnretained(old.registrar.tracking).toOpaque(), at: place)
+    }
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &new) { newBytes in
         for field in layout.fields {
+          // A state stored inline in this field is stored at the field's offset (a field's value
+          // is the first thing in its storage).
+          pendingPlace = place.map { $0 + field.offset }
           let adopted = field.storage._adopt(
             old: oldBytes.baseAddress! + field.offset, new: newBytes.baseAddress! + field.offset, table: table,
             into: &self)
+          pendingPlace = nil
           if !adopted { identical = false }
         }
       }
     }
+    if place != nil { InPlaceFrames.endPlace() }
     // Identical all the way down: the value is the old one again, stamp included. Otherwise its
     // content (fields adopted from `old`, fields that changed with stamps of their own) is what no
     // other copy holds, so it needs a stamp of its own: keeping the one it was copied with (a

@@ -135,7 +135,9 @@ extension StateRegistrar {
   internal mutating func _writeContent<Value>(_ storage: inout StateField<Value>, _ newValue: Value) {
     _beginInPlaceMutation()
     var adopted = newValue
-    _notifyContentDifferences(old: storage.value, new: &adopted, live: _isLive)
+    withUnsafeMutablePointer(to: &storage.value) { address in
+      _notifyContentDifferences(old: address.pointee, new: &adopted, live: _isLive, storedAt: UnsafePointer(address))
+    }
     storage.value = adopted
     _noteChange()
     _endInPlaceMutation()
@@ -213,6 +215,17 @@ extension TrackingRegistrar {
 @usableFromInline
 internal func _notifyContentDifferences<Value>(old: Value, new: inout Value, live: Bool) {
   ContentDiff.apply(old: old, new: &new, live: live)
+}
+
+/// `_notifyContentDifferences(old:new:live:)` for a value about to be stored at `address` (a
+/// class's tracked property, a field of state): the writes found for its fields, and for the
+/// fields of the states stored inline in it, are recorded as made there, so that a transaction can
+/// tell them from writes to copies stored elsewhere.
+@usableFromInline
+internal func _notifyContentDifferences<Value>(
+  old: Value, new: inout Value, live: Bool, storedAt address: UnsafePointer<Value>
+) {
+  ContentDiff.apply(old: old, new: &new, live: live, storedAt: UnsafeRawPointer(address))
 }
 
 /// Tells the readers of the states `old` and `new` both hold (same identity) about what differs

@@ -169,7 +169,8 @@ public struct Tracked<Value> {
       _beginInPlaceMutation()
       let ticket = registrar._writeTicket
       var adopted = newValue
-      _notifyContentDifferences(old: storage.pointee.value, new: &adopted, live: true)
+      _notifyContentDifferences(
+        old: storage.pointee.value, new: &adopted, live: true, storedAt: _valueAddress(storage))
       storage.pointee.value = adopted
       _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()

@@ -95,6 +95,25 @@ internal enum InPlaceFrames {
     observant_frame_set_depth(observant_frame_depth() + 1)
   }
 
+  /// Opens a frame naming where the value with `registrar` is stored, for writes found by
+  /// comparing two copies of it (`ContentDiff`): they are recorded as made there (see
+  /// `WriteRecord.slot`). Closed by `endPlace()`, without verification (the writes it holds are
+  /// not made through the value's accessors).
+  static func beginPlace(of registrar: UnsafeMutableRawPointer, at address: UnsafeRawPointer) {
+    begin(registrarAddress: registrar, stamp: observant_frame_expected(), anchored: true, address: address)
+  }
+
+  /// Closes the frame `beginPlace(of:at:)` opened.
+  static func endPlace() {
+    TransactionContext.withCurrent { context in
+      let record = context.frames.removeLast()
+      observant_frame_set(record.savedRegistrar, record.savedExpected)
+      let depth = observant_frame_depth() - 1
+      observant_frame_set_depth(depth)
+      if depth == 0 { context.runDeferredImmediateObservers() }
+    }
+  }
+
   /// Closes the innermost frame. Returns whether its value now carries the stamp its accessor
   /// writes led to (`stamp` is the value's stamp now; container frames always verify). A value with
   /// the same identity that does not (it was replaced some other way) makes the transaction's

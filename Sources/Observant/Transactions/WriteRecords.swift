@@ -68,6 +68,19 @@ internal struct WriteRecords {
       records[position].isLive = records[position].isLive && live
       // The field moves on from any state a replacement restored it to (see `noteRestored`).
       records[position].isRestored = false
+      // A value-type field's state may be held by several copies, in several live places (`b = a`
+      // after a write to `a.x`): a write from that state made in another place than the lineage's
+      // previous write is to another copy, and a set-back there says nothing about the first place.
+      // A change found by comparing copies (an assignment of an edited copy) where the place the
+      // value went is not known: a later write somewhere known cannot be told apart from a write
+      // to another copy either.
+      if seen != Stamp.none, let slot,
+        records[position].lastWasComparison || records[position].lastSlot.map({ $0 != slot }) ?? false
+      {
+        records[position].isLive = false
+      }
+      records[position].lastSlot = slot
+      records[position].lastWasComparison = key == .unresolved && slot == nil
       if records[position].slot != slot { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
@@ -91,12 +104,18 @@ internal struct WriteRecords {
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
-          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot))
+          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot, lastSlot: slot,
+          lastWasComparison: key == .unresolved && slot == nil))
       position = records.count - 1
     }
     // The record is passed by value: only when the index is in use (a copy retains what it holds).
     if !index.isEmpty || records.count > Self.scanLimit { addToIndex(records[position], at: position) }
-    for observer in observers { self.observers.append(RecordObserver(record: position, observer: observer)) }
+    for observer in observers {
+      // A field written over and over in one transaction (a store's state, action after action)
+      // tells the same observers each time: one entry is enough (the flush merges repeats anyway).
+      if let last = self.observers.last, last.record == position, last.observer === observer { continue }
+      self.observers.append(RecordObserver(record: position, observer: observer))
+    }
     if _internalChecksEnabled { checkRecord(at: position) }
     return newSeen
   }
