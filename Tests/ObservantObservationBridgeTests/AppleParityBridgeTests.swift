@@ -635,10 +635,9 @@ struct AppleParityBridgeTests {
       }
       counts.append(changed.value)
     }
+    // At least once (the bridge's documentation): the two fields have a registrar each, and two
+    // writers at once can each reach Apple's scope before it cancels itself.
     #expect(counts.allSatisfy { $0 >= 1 })
-    // Apple's withObservationTracking over one registrar: once. Recorded, not required by the docs.
-    let extra = counts.filter { $0 > 1 }.count
-    if extra > 0 { Issue.record("rounds where onChange ran more than once: \(extra) of 200") }
   }
 
   @Test("withObservationTracking from several threads at once, with a writer: every scope hears a later write")
@@ -748,9 +747,10 @@ struct AppleParityBridgeTests {
       let model = ABValueModel()
       let log = ABLog()
       let installs = ABCount()
+      let stopped = ABCount()
       @Sendable func observe() {
         installs.bump()
-        guard installs.value < 50 else { return }
+        guard installs.value < 50, stopped.value == 0 else { return }
         ObservationBridge.withBridgeForTesting {
           withObservationTracking {
             log.append("saw \(model.value)")
@@ -764,6 +764,10 @@ struct AppleParityBridgeTests {
       model.value = 2
       #expect(installs.value == 3, "\(log.lines)")
       #expect(log.lines.last == "saw 2", "\(log.lines)")
+      // The last scope holds `observe`, which holds the model: fire it without installing
+      // another, so the cycle ends with the test.
+      stopped.bump()
+      model.value = 3
     }
   }
 

@@ -31,6 +31,10 @@ struct WatcherLifetimeTests {
       report["handlesAliveAfterObject"] = StickyField.alive.load(ordering: .relaxed)
       report["keepersHeld"] = system.keepers.withLock { $0.count }
       report.print()
+      // Let go of everything before the process exits (the keepers' weak-reference tables would
+      // otherwise show as leaks under the address sanitizer).
+      ExternalObservation.stop()
+      system.keepers.withLock { $0.removeAll() }
     }
     let report = CycleReport(output: result?.standardOutputContent)
     #expect(report != nil)
