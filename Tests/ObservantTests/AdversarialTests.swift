@@ -425,7 +425,7 @@ struct AdversarialCopyTests {
     4_690_058_739_764_336_193, 14_670_109_992_688_361_655,
   ]
 
-  @Test("random copies: seeds that once showed a stale reader stay green", arguments: staleSeeds)
+  @Test("random copies: seeds that once showed a stale reader stay green", .serialized, arguments: staleSeeds)
   func randomCopiesRegression(seed: UInt64) {
     let failures = Self.randomCopies(seed: seed)
     #expect(failures.isEmpty, "seed \(seed): \(failures.prefix(3))")
