@@ -154,17 +154,12 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     // counts as having read now, so a field set back after this read still reaches it (it read
     // the value in between); a `field` watcher keeps 0 and hears every change.
     if kind != .field { watcher.markRunStarted() }
-    if kind == .afterWrite {
-      guard table.link(dependency) else {
-        watcher.state.withLock { $0 = State() }
-        return nil
-      }
-      return field
-    }
     // Another thread may have installed the same watcher since this one looked: use it (one
-    // watcher per state or field, however many threads read it at once).
+    // watcher per state or field, however many threads read it at once). An `afterWrite` watcher
+    // is each reader's own.
     var existingField: (any ExternalObservedField)?
     let result = table.link(dependency) { candidate in
+      guard kind != .afterWrite else { return false }
       existingField = candidate.observer.flatMap { watcher.equivalentField(in: $0) }
       return existingField != nil
     }
@@ -225,14 +220,14 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   /// For a retired watcher whose keeper the external system let go of: lets go of its edge and
   /// its handle, once (the caller unlinks the edge). `false` otherwise.
   private func releaseIfUnobserved() -> Bool {
-    // The handle is released after the lock (its deinit ends an Apple registrar, which may call
-    // back into user code).
-    let released = state.withLock { state -> (any ExternalObservedField)?? in
-      guard state.isRetired, state.retiredKeeper == nil, state.dependency != nil else { return nil }
+    // The handle is taken out and released after the lock (its deinit ends an Apple registrar,
+    // which may call back into user code).
+    let (released, _) = state.withLock { state -> (Bool, (any ExternalObservedField)?) in
+      guard state.isRetired, state.retiredKeeper == nil, state.dependency != nil else { return (false, nil) }
       state.dependency = nil
-      return .some(state.field.take())
+      return (true, state.field.take())
     }
-    return released != nil
+    return released
   }
 
   /// The object went away: its readers hear it once more (as Apple's registrar tells its

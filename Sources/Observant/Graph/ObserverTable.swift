@@ -132,11 +132,7 @@ internal final class ObserverTable: @unchecked Sendable {
   func link(_ dependency: Dependency) -> Bool {
     state.withLock { state in
       guard !state.isDead else { return false }
-      Self.link(dependency, in: &state)
-      if state.count == 1 { owner.publishHasObservers(true, table: self) }
-      // After the publication: the reader's load of the value cannot move before this barrier.
-      epoch.add(1, ordering: .sequentiallyConsistent)
-      if _internalChecksEnabled { checkInvariants(state) }
+      linkLive(dependency, in: &state)
       return true
     }
   }
@@ -144,8 +140,8 @@ internal final class ObserverTable: @unchecked Sendable {
   /// Links `dependency` into its field's list unless a dependency already linked there satisfies
   /// `isEquivalent`, under one lock (so two threads cannot both find nothing and both link).
   /// Returns `.found` if an equivalent dependency is linked (linking nothing), `.linked` after
-  /// linking, `.ownerGone` if the owner is gone. `isEquivalent` runs under the table's lock: it may take locks that are
-  /// never held while this table's lock is taken.
+  /// linking, `.ownerGone` if the owner is gone. `isEquivalent` runs under the table's lock: it
+  /// may take locks that are never held while this table's lock is taken.
   func link(_ dependency: Dependency, unlessLinked isEquivalent: (Dependency) -> Bool) -> LinkResult {
     state.withLock { state in
       guard !state.isDead else { return .ownerGone }
@@ -156,12 +152,19 @@ internal final class ObserverTable: @unchecked Sendable {
           current = candidate.next
         }
       }
-      Self.link(dependency, in: &state)
-      if state.count == 1 { owner.publishHasObservers(true, table: self) }
-      epoch.add(1, ordering: .sequentiallyConsistent)
-      if _internalChecksEnabled { checkInvariants(state) }
+      linkLive(dependency, in: &state)
       return .linked
     }
+  }
+
+  /// Links `dependency` under the lock, the owner being alive: publishes "has observers" for the
+  /// first link and advances the epoch.
+  private func linkLive(_ dependency: Dependency, in state: inout State) {
+    Self.link(dependency, in: &state)
+    if state.count == 1 { owner.publishHasObservers(true, table: self) }
+    // After the publication: the reader's load of the value cannot move before this barrier.
+    epoch.add(1, ordering: .sequentiallyConsistent)
+    if _internalChecksEnabled { checkInvariants(state) }
   }
 
   /// What `link(_:unlessLinked:)` did.

@@ -106,11 +106,7 @@ internal enum InPlaceFrames {
   /// Closes the frame `beginPlace(of:at:)` opened.
   static func endPlace() {
     TransactionContext.withCurrent { context in
-      let record = context.frames.removeLast()
-      observant_frame_set(record.savedRegistrar, record.savedExpected)
-      let depth = observant_frame_depth() - 1
-      observant_frame_set_depth(depth)
-      if depth == 0 { context.runDeferredImmediateObservers() }
+      pop(in: context) { _ in }
     }
   }
 
@@ -132,13 +128,24 @@ internal enum InPlaceFrames {
     if context.frames.isEmpty {
       observantFatalError("Observant: an in-place mutation frame ended that was never begun")
     }
+    var verified = true
+    pop(in: context) { record in
+      verified = record.registrar == nil || observant_frame_expected() == stamp
+      if !verified && sameIdentity { context.noteUnverifiedReplacement() }
+    }
+    return verified
+  }
+
+  /// Removes the innermost frame: `check` sees it while it is still the innermost one, then the
+  /// thread-local summary goes back to the frame around it, and the deferred synchronous
+  /// observers run once the outermost frame is gone.
+  @inline(__always)
+  private static func pop(in context: TransactionContext, _ check: (Record) -> Void) {
     let record = context.frames.removeLast()
-    let verified = record.registrar == nil || observant_frame_expected() == stamp
+    check(record)
     observant_frame_set(record.savedRegistrar, record.savedExpected)
     let depth = observant_frame_depth() - 1
     observant_frame_set_depth(depth)
-    if !verified && sameIdentity { context.noteUnverifiedReplacement() }
     if depth == 0 { context.runDeferredImmediateObservers() }
-    return verified
   }
 }

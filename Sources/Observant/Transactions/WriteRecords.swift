@@ -60,6 +60,9 @@ internal struct WriteRecords {
   ) -> UInt64 {
     let order = RunOrder.next()
     var newSeen = proposedSeen
+    // A change found by comparing copies, in a place the transaction cannot tell (see
+    // `WriteRecord.lastWasComparison`).
+    let isComparisonElsewhere = key == .unresolved && slot == nil
     let position: Int
     if let existing = recordPosition(table, key, latestSeen: seen) {
       position = existing
@@ -80,7 +83,7 @@ internal struct WriteRecords {
         records[position].isLive = false
       }
       records[position].lastSlot = slot
-      records[position].lastWasComparison = key == .unresolved && slot == nil
+      records[position].lastWasComparison = isComparisonElsewhere
       if records[position].slot != slot { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
@@ -105,7 +108,7 @@ internal struct WriteRecords {
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
           lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot, lastSlot: slot,
-          lastWasComparison: key == .unresolved && slot == nil))
+          lastWasComparison: isComparisonElsewhere))
       position = records.count - 1
     }
     // The record is passed by value: only when the index is in use (a copy retains what it holds).
