@@ -106,7 +106,7 @@ internal enum InPlaceFrames {
   /// Closes the frame `beginPlace(of:at:)` opened.
   static func endPlace() {
     TransactionContext.withCurrent { context in
-      pop(in: context) { _ in }
+      if removeInnermost(in: context).wasOutermost { context.runDeferredImmediateObservers() }
     }
   }
 
@@ -128,24 +128,25 @@ internal enum InPlaceFrames {
     if context.frames.isEmpty {
       observantFatalError("Observant: an in-place mutation frame ended that was never begun")
     }
-    var verified = true
-    pop(in: context) { record in
-      verified = record.registrar == nil || observant_frame_expected() == stamp
-      if !verified && sameIdentity { context.noteUnverifiedReplacement() }
-    }
+    let (record, expected, wasOutermost) = removeInnermost(in: context)
+    let verified = record.registrar == nil || expected == stamp
+    if !verified && sameIdentity { context.noteUnverifiedReplacement() }
+    if wasOutermost { context.runDeferredImmediateObservers() }
     return verified
   }
 
-  /// Removes the innermost frame: `check` sees it while it is still the innermost one, then the
-  /// thread-local summary goes back to the frame around it, and the deferred synchronous
-  /// observers run once the outermost frame is gone.
+  /// Removes the innermost frame and puts the thread-local summary back to the frame around it.
+  /// Returns the frame, the stamp it expected when removed, and whether it was the outermost one
+  /// (the caller then runs the deferred synchronous observers).
   @inline(__always)
-  private static func pop(in context: TransactionContext, _ check: (Record) -> Void) {
+  private static func removeInnermost(
+    in context: TransactionContext
+  ) -> (record: Record, expected: UInt64, wasOutermost: Bool) {
     let record = context.frames.removeLast()
-    check(record)
+    let expected = observant_frame_expected()
     observant_frame_set(record.savedRegistrar, record.savedExpected)
     let depth = observant_frame_depth() - 1
     observant_frame_set_depth(depth)
-    if depth == 0 { context.runDeferredImmediateObservers() }
+    return (record, expected, depth == 0)
   }
 }
