@@ -416,6 +416,29 @@ struct AdversarialCopyTests {
     #expect(failures.isEmpty, "seed \(seed) (replay: OBSERVANT_ADV_SEED=\(seed)): \(failures.prefix(3))")
   }
 
+  @Test(
+    "an element of a collection changed, copied into another slot and written back there in one transaction: the element's readers show its value"
+  )
+  func elementCopiedThenSetBackOnCopy() {
+    let model = AdvModel()
+    model.plain = [AdvItem(id: 5)]
+    model.items = [AdvItem(id: 1)]
+    let plain = AdvView("plain[0].x") { model.plain[0].x }
+    let row = AdvView("items[id: 1].x") { model.items[id: 1]!.x }
+    transaction {
+      model.plain[0].x = 5
+      model.maybe = model.plain[0]
+      model.maybe?.x = 0
+    }
+    #expect(plain.shown.value == 5 && model.plain[0].x == 5)
+    transaction {
+      model.items[id: 1]!.x = 5
+      model.maybe = model.items[id: 1]
+      model.maybe?.x = 0
+    }
+    #expect(row.shown.value == 5 && model.items[id: 1]!.x == 5)
+  }
+
   /// Seeds that once showed a stale reader: a copy of a value stored in a second tracked slot in
   /// the same transaction as a write to the first, then written back (in place, or by assigning
   /// another copy) to what the first slot's readers read.

@@ -73,12 +73,13 @@ internal struct WriteRecords {
       records[position].isRestored = false
       // A value-type field's state may be held by several copies, in several live places (`b = a`
       // after a write to `a.x`): a write from that state made in another place than the lineage's
-      // previous write is to another copy, and a set-back there says nothing about the first place.
+      // previous write (or where one of the two places is not known: an element of a collection)
+      // may be to another copy, and a set-back there says nothing about the first place.
       // A change found by comparing copies (an assignment of an edited copy) where the place the
       // value went is not known: a later write somewhere known cannot be told apart from a write
       // to another copy either.
-      if seen != Stamp.none, let slot,
-        records[position].lastWasComparison || records[position].lastSlot.map({ $0 != slot }) ?? false
+      if seen != Stamp.none,
+        records[position].lastSlot != slot || (slot != nil && records[position].lastWasComparison)
       {
         records[position].isLive = false
       }
