@@ -49,6 +49,41 @@ struct TrackingTests {
     #expect(log.count == 50)
   }
 
+  @Test("scopes of 2 to 40 fields, one after another on one thread, each keep exactly the fields they read")
+  func consecutiveScopesKeepTheirOwnFields() {
+    // Several objects, so that fields of different objects share keys; reads repeated out of order,
+    // so that a repeat is found by search, not by comparing with the previous read.
+    let profiles = (0..<10).map { _ in Profile() }
+    func field(_ index: Int) -> Int {
+      let profile = profiles[index / 4]
+      switch index % 4 {
+      case 0: return profile.count
+      case 1: return profile.other
+      case 2: return profile.first.count
+      default: return profile.last.count
+      }
+    }
+    // A fixed order, so that the test is the same every run.
+    var generator = FixedOrder(state: 20261126)
+    var observations: [(fields: Int, counter: Counter, observation: TrackingObservation)] = []
+    for fields in 2...40 {
+      var order = Array(0..<fields) + Array(0..<fields)
+      order.shuffle(using: &generator)
+      let (counter, observation) = observe { for index in order { _ = field(index) } }
+      #expect(observation.accesses.count == fields, "scope of \(fields) fields")
+      observations.append((fields, counter, observation))
+    }
+    // Each profile field i is read by every scope of more than i fields.
+    let entries = profiles.reduce(0) { $0 + $1.trackingRegistrar.observerEntryCount }
+    #expect(entries == (2...40).reduce(0, +))
+    profiles[0].count += 1
+    for (fields, counter, observation) in observations {
+      #expect(counter.value == 1, "scope of \(fields) fields fired \(counter.value) times")
+      #expect(!observation.isActive)
+    }
+    #expect(profiles.allSatisfy { $0.trackingRegistrar.observerEntryCount == 0 })
+  }
+
   @Test("fields that are not tracked never trigger")
   func untrackedFieldsNeverTrigger() {
     let profile = Profile()
@@ -372,5 +407,18 @@ final class Document: Trackable, @unchecked Sendable {
   var body: String {
     get { trackAccess(); return storage.body }
     set { trackMutation { storage.body = newValue } }
+  }
+}
+
+/// A small fixed-seed generator (SplitMix64), for shuffles that are the same every run.
+private struct FixedOrder: RandomNumberGenerator {
+  var state: UInt64
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var mixed = state
+    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+    return mixed ^ (mixed >> 31)
   }
 }

@@ -46,6 +46,10 @@ internal final class Recorder {
   }
   /// How many dependencies are guarded; zero lets `allGuardsInvalid` answer at once.
   @exclusivity(unchecked) private var guardedCount = 0
+  /// One bit per (table, field) pair of every dependency held (see `filterBit`): a read whose bit
+  /// is clear is of a field not held yet, and skips the search. Only ever too full (a bit of a
+  /// dependency since dropped stays until the next `endRun`, `removeAll` or `reset`), never short.
+  @exclusivity(unchecked) private var heldFilter: UInt64 = 0
 
   /// Up to this many dependencies a lookup scans them (a few instructions each); beyond, an index
   /// is built (an allocation and a rebuild, worth it only for scopes that read many fields).
@@ -120,7 +124,7 @@ internal final class Recorder {
           return
         }
       }
-      if let position = position(ofTableAt: tableWord, resolved) {
+      if heldFilter & Self.filterBit(tableWord, resolved) != 0, let position = position(ofTableAt: tableWord, resolved) {
         // A field this run already read, in the same state and unguarded then and now: nothing
         // to do (the common case of a scope that reads a few objects over and over).
         if isRepeated(at: position, seen: seen) { return }
@@ -222,7 +226,19 @@ internal final class Recorder {
     }
   }
 
+  /// The bit of `heldFilter` that stands for field `key` of the table at `tableWord`.
+  @inline(__always)
+  private static func filterBit(_ tableWord: UInt, _ key: FieldKey) -> UInt64 {
+    let mixed = (UInt64(tableWord) ^ UInt64(key.rawValue)) &* 0x9E37_79B9_7F4A_7C15
+    return 1 &<< (mixed >> 58)
+  }
+
+  private static func filterBit(of dependency: Dependency) -> UInt64 {
+    filterBit(UInt(bitPattern: ObjectIdentifier(dependency.table)), dependency.key)
+  }
+
   private func insertAtCursor(_ dependency: __owned Dependency) {
+    heldFilter |= Self.filterBit(of: dependency)
     dependency.position = Int32(dependencies.count)
     let edge = Unmanaged.passUnretained(dependency)
     dependencies.append(consume dependency)
@@ -240,6 +256,7 @@ internal final class Recorder {
   }
 
   private func find(_ table: ObserverTable, _ key: FieldKey) -> Dependency? {
+    if heldFilter & Self.filterBit(UInt(bitPattern: ObjectIdentifier(table)), key) == 0 { return nil }
     let position = position(ofTableAt: UInt(bitPattern: ObjectIdentifier(table)), key)
     return position.map { dependencies[$0] }
   }
@@ -279,6 +296,7 @@ internal final class Recorder {
     let stale = dependencies[cursor...]
     guardedCount -= stale.lazy.filter { $0.guardedBy != nil }.count
     dependencies.removeSubrange(cursor...)
+    heldFilter = dependencies.reduce(0) { $0 | Self.filterBit(of: $1) }
     index.removeAll()
     if dependencies.count > Self.scanLimit { index.rebuild(dependencies) }
     if _internalChecksEnabled { _checkInvariants() }
@@ -289,11 +307,28 @@ internal final class Recorder {
   func removeAll() -> ContiguousArray<Dependency> {
     let all = dependencies
     dependencies = []
+    heldFilter = 0
     index = DependencyIndex()
     cursor = 0
     lastRegistrar = nil
     guardedCount = 0
     if _internalChecksEnabled { _checkInvariants() }
+    return all
+  }
+
+  /// Removes and returns every dependency of a run that read them all for the first time (a
+  /// one-shot scope's), reserving storage of the same size for the next run: the array changes
+  /// hands whole, no dependency is retained or released. Call `reset()` next.
+  func handOverDependencies() -> ContiguousArray<Dependency> {
+    if cursor != dependencies.count {
+      _invariantViolated("handing over \(dependencies.count) dependencies, the run read \(cursor)")
+    }
+    var all: ContiguousArray<Dependency> = []
+    swap(&all, &dependencies)
+    dependencies.reserveCapacity(all.count)
+    cursor = 0
+    heldFilter = 0
+    if !index.isEmpty { index.removeAll() }
     return all
   }
 
@@ -303,6 +338,7 @@ internal final class Recorder {
     // `removeAll(keepingCapacity:)` goes through `replaceSubrange`, several times the cost of
     // popping the few dependencies a scope usually holds.
     while dependencies.popLast() != nil {}
+    heldFilter = 0
     if !index.isEmpty { index.removeAll() }
     cursor = 0
     generation = 1
@@ -369,6 +405,9 @@ internal final class Recorder {
         _invariantViolated(
           "dependency at \(position) (cursor \(cursor)) is of run \(dependency.generation), the run is \(generation)")
       }
+    }
+    for dependency in dependencies where heldFilter & Self.filterBit(of: dependency) == 0 {
+      _invariantViolated("the held-dependency filter misses a dependency")
     }
     let guarded = dependencies.lazy.filter { $0.guardedBy != nil }.count
     if guarded != guardedCount { _invariantViolated("guarded count \(guardedCount), actual \(guarded)") }

@@ -1,10 +1,10 @@
-/// The dependencies of a one-shot scope: the first one inline, so that a scope that read one field
-/// keeps no array.
+/// The dependencies of a one-shot scope: a scope that read one field keeps it inline (no array);
+/// a scope that read more keeps the array its recorder filled (`first` is then `nil`).
 internal struct OneShotDependencies: Sequence {
   let first: Dependency?
   let rest: ContiguousArray<Dependency>
 
-  var isEmpty: Bool { first == nil }
+  var isEmpty: Bool { first == nil && rest.isEmpty }
 
   func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
 
@@ -23,24 +23,15 @@ internal struct OneShotDependencies: Sequence {
 }
 
 extension Recorder {
-  /// The dependencies recorded so far, for a one-shot observer to keep: the first, and the others
-  /// in a new array of exactly their number (none for a scope that read one field). The recorder
-  /// keeps its own storage, for reuse by `reset()`.
+  /// The dependencies recorded so far, for a one-shot observer to keep: the one dependency inline,
+  /// or (for a scope that read more) the recorder's own array, handed over whole, so that no
+  /// dependency is retained for the copy and released again by `reset()`. The recorder then
+  /// reserves storage of the same size for the next scope (one allocation, as a copy would take).
   func takeDependencies() -> OneShotDependencies {
     switch cursor {
     case 0: return OneShotDependencies(first: nil, rest: [])
     case 1: return OneShotDependencies(first: dependencies[0], rest: [])
-    default:
-      // Copied in one go (initializing from a slice copies element by element through value
-      // witnesses, appending checks uniqueness and capacity each time).
-      let count = cursor - 1
-      let rest = ContiguousArray<Dependency>(unsafeUninitializedCapacity: count) { buffer, initialized in
-        dependencies.withUnsafeBufferPointer { source in
-          _ = buffer.initialize(fromContentsOf: source[1...count])
-        }
-        initialized = count
-      }
-      return OneShotDependencies(first: dependencies[0], rest: rest)
+    default: return OneShotDependencies(first: nil, rest: handOverDependencies())
     }
   }
 }
