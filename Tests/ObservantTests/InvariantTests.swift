@@ -175,7 +175,8 @@ struct InvariantTests {
       let seen = Stamp.next()
       let new = writes.record(
         table: registrar.table, key: .unresolved, name: .custom("field", owner: "Test"), from: seen,
-        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, values: { nil },
+        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, place: 0, isOnlyCopy: false,
+        values: { nil },
         observers: CollectionOfOne(observer))
       stamps.append(new)
       writes._checkInvariants()
@@ -184,7 +185,8 @@ struct InvariantTests {
     for (registrar, stamp) in zip(registrars, stamps) {
       _ = writes.record(
         table: registrar.table, key: .unresolved, name: .custom("field", owner: "Test"), from: stamp,
-        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, values: { nil },
+        to: Stamp.next(), isLive: true, revertible: true, canRestoreStamp: true, slot: nil, place: 0, isOnlyCopy: false,
+        values: { nil },
         observers: CollectionOfOne(observer))
       writes._checkInvariants()
     }

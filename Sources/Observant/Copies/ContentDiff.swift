@@ -22,6 +22,17 @@ internal struct ContentDiff {
   /// Where the value the next `compare(states:adopting:)` compares will be stored, when known:
   /// the writes found for its fields are recorded as made there (see `WriteRecord.slot`).
   private var pendingPlace: UnsafeRawPointer?
+  /// The place (see `_WritePlace`) of the value the next comparison of two states compares, 0 if
+  /// not known.
+  private var pendingWritePlace: UInt64 = 0
+  /// The place of the value whose fields are being compared: the place of the writes found.
+  private var currentWritePlace: UInt64 = 0
+  /// The place of the container whose states are being visited: an optional's (its payload is
+  /// where it is), or a container's whose elements are distinct states (see
+  /// `_StateContainer._elementsAreDistinctStates`); otherwise 0.
+  private var currentContainerPlace: UInt64 = 0
+  /// The states being visited are elements named by their identity in the container.
+  private var containerNamesElements = false
 
   private init(live: Bool) {
     self.live = live
@@ -38,12 +49,25 @@ internal struct ContentDiff {
   /// Notifies the readers of what differs between `old` and `new`, and gives the fields of `new`
   /// whose content equals `old`'s the old stamps (see the type's documentation). `new` is about to
   /// be stored over `old`.
-  static func apply<Value>(old: Value, new: inout Value, live: Bool, storedAt place: UnsafeRawPointer? = nil) {
+  ///
+  /// - Parameters:
+  ///   - storedAt: the address `new` is about to be stored at, if known.
+  ///   - writePlace: the place of that storage (see `_WritePlace`), 0 if not known.
+  static func apply<Value>(
+    old: Value, new: inout Value, live: Bool, storedAt place: UnsafeRawPointer? = nil, writePlace: UInt64 = 0
+  ) {
     TransactionContext.current.begin()
     defer { TransactionContext.current.end() }
     var diff = ContentDiff(live: live)
     diff.pendingPlace = live ? place : nil
+    diff.pendingWritePlace = live ? writePlace : 0
     diff.compare(old, adopting: &new)
+  }
+
+  /// The place of the field stored `offset` bytes into a value of this layout at `place`.
+  private static func fieldPlace(_ place: UInt64, _ layout: StateLayout, offset: Int) -> UInt64 {
+    guard let registrarOffset = layout.registrarOffset else { return 0 }
+    return _WritePlace.field(of: place, offset: offset - registrarOffset)
   }
 
   /// Compares, adopting old stamps where `new` is reachable inline. Returns whether `new` is now
@@ -78,16 +102,24 @@ internal struct ContentDiff {
   mutating func compare<State: ObservableState>(states old: State, adopting new: inout State) -> Bool {
     let place = pendingPlace
     pendingPlace = nil
+    let writePlace = pendingWritePlace
+    pendingWritePlace = 0
     guard old.observableStateID == new.observableStateID else { return false }
     guard old.registrar.stamp != new.registrar.stamp else { return true }
     depth += 1
-    defer { depth -= 1 }
+    let outerWritePlace = currentWritePlace
+    currentWritePlace = writePlace
+    defer {
+      depth -= 1
+      currentWritePlace = outerWritePlace
+    }
     let layout = StateLayout.of(State.self)
     let table = old.registrar.tracking.existingTable
     var identical = true
     // The writes found for this value's fields are made where it will be stored.
     if let place {
-      InPlaceFrames.beginPlace(of: Unmanaged.passUnretained(old.registrar.tracking).toOpaque(), at: place)
+      InPlaceFrames.beginPlace(
+        of: Unmanaged.passUnretained(old.registrar.tracking).toOpaque(), at: place, place: writePlace)
     }
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &new) { newBytes in
@@ -95,10 +127,12 @@ internal struct ContentDiff {
           // A state stored inline in this field is stored at the field's offset (a field's value
           // is the first thing in its storage).
           pendingPlace = place.map { $0 + field.offset }
+          pendingWritePlace = Self.fieldPlace(writePlace, layout, offset: field.offset)
           let adopted = field.storage._adopt(
             old: oldBytes.baseAddress! + field.offset, new: newBytes.baseAddress! + field.offset, table: table,
             into: &self)
           pendingPlace = nil
+          pendingWritePlace = 0
           if !adopted { identical = false }
         }
       }
@@ -123,8 +157,16 @@ internal struct ContentDiff {
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       compareStates(type, old, new)
     } else if let container = Value.self as? any _StateContainer.Type {
+      // The elements' places, where the container can name them (see `_WritePlace`).
+      let outer = (currentContainerPlace, containerNamesElements)
+      let isOptional = container._stateContainerKind == .optional
+      currentContainerPlace = isOptional || container._elementsAreDistinctStates ? pendingWritePlace : 0
+      containerNamesElements = !isOptional
+      pendingWritePlace = 0
       container._visitStatePairs(old, new, &self)
+      (currentContainerPlace, containerNamesElements) = outer
     } else {
+      pendingWritePlace = 0
       compareReflected(old, new)
     }
   }
@@ -135,16 +177,23 @@ internal struct ContentDiff {
 
   /// Compares two copies of one state value, field by field (no stamps adopted).
   mutating func compare<State: ObservableState>(states old: State, _ new: State) {
+    let writePlace = pendingWritePlace
+    pendingWritePlace = 0
     guard old.observableStateID == new.observableStateID, old.registrar.stamp != new.registrar.stamp else { return }
     var copy = new
     let layout = StateLayout.of(State.self)
     let table = old.registrar.tracking.existingTable
+    let outerWritePlace = currentWritePlace
+    currentWritePlace = writePlace
+    defer { currentWritePlace = outerWritePlace }
     withUnsafeBytes(of: old) { oldBytes in
       withUnsafeMutableBytes(of: &copy) { newBytes in
         for field in layout.fields {
+          pendingWritePlace = Self.fieldPlace(writePlace, layout, offset: field.offset)
           field.storage._adopt(
             old: oldBytes.baseAddress! + field.offset, new: newBytes.baseAddress! + field.offset, table: table,
             fixed: true, into: &self)
+          pendingWritePlace = 0
         }
       }
     }
@@ -196,7 +245,7 @@ internal struct ContentDiff {
     let name = Self.name(of: dependencies)
     let (seen, opened) = Notifications.deliver(
       &dependencies, table: table, key: .unresolved, name: name, from: old, to: proposed,
-      isLive: live, canRestoreStamp: !fixed, values: values)
+      isLive: live, canRestoreStamp: !fixed, place: currentWritePlace, values: values)
     if !fixed { new = seen }
     // The diff runs inside a transaction of its own (see `apply`): the level the write opened
     // closes at once, without flushing.
@@ -220,6 +269,11 @@ internal struct ContentDiff {
 /// The states of a container are compared pair by pair (see `_StateContainer`).
 extension ContentDiff: _StatePairVisitor {
   mutating func visit<State: ObservableState>(_ old: State, _ new: State) {
+    // An optional's payload is where the optional is; an element of a container of distinct
+    // states is named by its identity in it.
+    pendingWritePlace =
+      containerNamesElements
+      ? _WritePlace.element(of: currentContainerPlace, identity: old.registrar.id.rawValue) : currentContainerPlace
     compare(states: old, new)
   }
 

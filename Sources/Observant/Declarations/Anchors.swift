@@ -19,7 +19,9 @@ package func _mutateLiveState<Value, Result>(_ value: inout Value, _ body: (inou
     case .trivial, .identityComparable, .announce: .announce
     default: strategy
     }
-  let modification = _InPlaceModification(effective, at: &value, anchored: true)
+  let modification = withUnsafeMutablePointer(to: &value) {
+    _InPlaceModification(effective, at: $0, anchored: true, place: _WritePlace.root($0))
+  }
   defer { _ = modification.finish(at: &value) }
   return try body(&value)
 }

@@ -9,7 +9,7 @@ extension ObservableState {
   /// collection is a tracked field of live state). Returns its stamp before the mutation.
   @inlinable
   public static func _willModifyInstanceInPlace(_ element: Self) -> UInt64 {
-    _beginElementFrame(element.registrar.tracking, stamp: element.registrar.stamp)
+    _beginElementFrame(element.registrar.tracking, stamp: element.registrar.stamp, identity: element.registrar.id)
     return element.registrar.stamp
   }
 
@@ -34,14 +34,19 @@ extension ObservableState {
   public static func _instanceWasReplaced(_ old: Self, by new: inout Self) {
     guard old.registrar.stamp != new.registrar.stamp else { return }
     let live = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
-    ContentDiff.apply(old: old, new: &new, live: live)
+    ContentDiff.apply(
+      old: old, new: &new, live: live,
+      writePlace: _WritePlace.element(of: InPlaceFrames.innermostContainerPlace, identity: old.registrar.id.rawValue))
   }
 }
 
 /// Opens the in-place frame of an element (anchored when the collection is a tracked field of live
 /// state), for the inlinable hook.
 @usableFromInline
-internal func _beginElementFrame(_ registrar: TrackingRegistrar, stamp: UInt64) {
+internal func _beginElementFrame(_ registrar: TrackingRegistrar, stamp: UInt64, identity: ObservableStateID) {
   let anchored = InPlaceFrames.innermostIsContainer && InPlaceFrames.innermostIsAnchored
-  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored)
+  // The element's place: its identity in the container (an identified array: no two elements are
+  // copies of one state), not the address it is lent from (see `_WritePlace`).
+  let place = _WritePlace.element(of: InPlaceFrames.innermostContainerPlace, identity: identity.rawValue)
+  InPlaceFrames.begin(registrar, stamp: stamp, anchored: anchored, place: place)
 }

@@ -77,13 +77,15 @@ internal struct _InPlaceModification<Value> {
   /// - Parameter anchored: the storage is live state (a class's property, a store's root, or a
   ///   field of a value whose own in-place mutation is anchored).
   @inlinable
-  init(_ strategy: _ModifyStrategy, current: Value, anchored: Bool) {
-    self = withUnsafePointer(to: current) { _InPlaceModification(strategy, at: $0, anchored: anchored) }
+  init(_ strategy: _ModifyStrategy, current: Value, anchored: Bool, place: UInt64) {
+    self = withUnsafePointer(to: current) { _InPlaceModification(strategy, at: $0, anchored: anchored, place: place) }
   }
 
   /// Starts the mutation of the value at `current`.
+  ///
+  /// - Parameter place: where the value is stored (see `_WritePlace`), 0 if not known.
   @inlinable @inline(never)
-  init(_ strategy: _ModifyStrategy, at current: UnsafePointer<Value>, anchored: Bool) {
+  init(_ strategy: _ModifyStrategy, at current: UnsafePointer<Value>, anchored: Bool, place: UInt64) {
     self.strategy = strategy
     switch strategy {
     case .state:
@@ -92,26 +94,27 @@ internal struct _InPlaceModification<Value> {
       stampBefore = token.stamp
       countBefore = 0
       capture = nil
-      _beginInPlaceFrame(token.registrar, stamp: token.stamp, anchored: anchored, address: UnsafeRawPointer(current))
+      _beginInPlaceFrame(
+        token.registrar, stamp: token.stamp, anchored: anchored, address: UnsafeRawPointer(current), place: place)
     case .identifiedArray:
       let tokens = _identifiedArrayTokens(at: current)
       identityBefore = tokens.structural
       stampBefore = tokens.version
       countBefore = tokens.count
       capture = nil
-      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
+      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     case .stateCollection:
       identityBefore = 0
       stampBefore = 0
       countBefore = 0
       capture = (Value.self as? any _StateContainer.Type)?._captureTokens(of: current.pointee)
-      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
+      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
       stampBefore = 0
       countBefore = 0
       capture = nil
-      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored)
+      _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     }
   }
 
@@ -180,9 +183,10 @@ internal struct _InPlaceModification<Value> {
 /// Opens an in-place frame (see `InPlaceFrames.begin`), for inlinable code.
 @usableFromInline
 internal func _beginInPlaceFrame(
-  _ registrar: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+  _ registrar: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil,
+  place: UInt64
 ) {
-  InPlaceFrames.begin(registrarAddress: registrar, stamp: stamp, anchored: anchored, address: address)
+  InPlaceFrames.begin(registrarAddress: registrar, stamp: stamp, anchored: anchored, address: address, place: place)
 }
 
 /// Whether the innermost frame's value carries `stamp` (see `InPlaceFrames.innermostExpects`).

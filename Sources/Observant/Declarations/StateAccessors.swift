@@ -97,6 +97,19 @@ extension StateRegistrar {
     }
   }
 
+  /// Where this value is stored (see `_WritePlace`): known when it is being mutated in place in a
+  /// frame that knows its place; otherwise 0.
+  @inlinable
+  internal var _place: UInt64 { InPlaceFrames.innermostPlace(of: tracking, stamp: stamp) }
+
+  /// How far `storage` (a field of the value this registrar belongs to) is from this registrar:
+  /// the same in every copy of the value (see `_WritePlace.field`).
+  @inlinable
+  internal mutating func _offset<Field>(of storage: inout Field) -> Int {
+    let registrar = withUnsafeMutablePointer(to: &self) { UnsafeRawPointer($0) }
+    return withUnsafeMutablePointer(to: &storage) { UnsafeRawPointer($0) - registrar }
+  }
+
   /// Records that the value changed: a new stamp, which the innermost in-place mutation of this
   /// value (if any) expects next.
   @inlinable @inline(__always)
@@ -114,11 +127,12 @@ extension StateRegistrar {
   internal mutating func _writeObserved<Value>(
     _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString
   ) {
-    let live = _isLive
+    let onlyCopy = isKnownUniquelyReferenced(&tracking)
+    let live = onlyCopy || (InPlaceFrames.isInnermost(tracking, stamp: stamp) && InPlaceFrames.innermostIsAnchored)
     let old = storage.stamp
     let ticket = tracking._writeTicket
     let (seen, opened) = tracking._announceFieldWrite(
-      field, owner: Owner.self, from: old, live: live,
+      field, owner: Owner.self, from: old, live: live, place: _place, isOnlyCopy: onlyCopy,
       values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
     storage.value = newValue
     storage.stamp = seen
@@ -135,8 +149,11 @@ extension StateRegistrar {
   internal mutating func _writeContent<Value>(_ storage: inout StateField<Value>, _ newValue: Value) {
     _beginInPlaceMutation()
     var adopted = newValue
+    let live = _isLive
+    let place = _WritePlace.field(of: _place, offset: _offset(of: &storage))
     withUnsafeMutablePointer(to: &storage.value) { address in
-      _notifyContentDifferences(old: address.pointee, new: &adopted, live: _isLive, storedAt: UnsafePointer(address))
+      _notifyContentDifferences(
+        old: address.pointee, new: &adopted, live: live, storedAt: UnsafePointer(address), place: place)
     }
     storage.value = adopted
     _noteChange()
@@ -182,9 +199,15 @@ extension TrackingRegistrar {
   /// Notifies the readers of the value-type field `name` that read the state `seen`, which a write
   /// is about to replace. Returns the stamp the field should carry and whether the caller must end
   /// an implicit transaction once the value is stored.
+  ///
+  /// - Parameters:
+  ///   - place: where the value whose field is written is stored (see `_WritePlace`), 0 if not
+  ///     known.
+  ///   - isOnlyCopy: the value is the only copy of its state (see `WriteRecords.record`).
   @usableFromInline
   internal func _announceFieldWrite(
-    _ name: StaticString, owner: Any.Type, from seen: UInt64, live: Bool, values: () -> WriteValues?
+    _ name: StaticString, owner: Any.Type, from seen: UInt64, live: Bool, place: UInt64, isOnlyCopy: Bool = false,
+    values: () -> WriteValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     let proposed = Stamp.next()
     guard let table = existingTable else { return (proposed, false) }
@@ -192,7 +215,7 @@ extension TrackingRegistrar {
     var dependencies = table.dependencies(of: key, overwriting: seen)
     return Notifications.deliver(
       &dependencies, table: table, key: key, name: .field(owner: owner), from: seen, to: proposed,
-      isLive: live, values: values)
+      isLive: live, place: place, isOnlyCopy: isOnlyCopy, values: values)
   }
 
   /// Notifies the readers of the class field `key` (which have no stamps). Returns whether the
@@ -221,11 +244,13 @@ internal func _notifyContentDifferences<Value>(old: Value, new: inout Value, liv
 /// class's tracked property, a field of state): the writes found for its fields, and for the
 /// fields of the states stored inline in it, are recorded as made there, so that a transaction can
 /// tell them from writes to copies stored elsewhere.
+///
+/// - Parameter place: the place of that storage (see `_WritePlace`), 0 if not known.
 @usableFromInline
 internal func _notifyContentDifferences<Value>(
-  old: Value, new: inout Value, live: Bool, storedAt address: UnsafePointer<Value>
+  old: Value, new: inout Value, live: Bool, storedAt address: UnsafePointer<Value>, place: UInt64
 ) {
-  ContentDiff.apply(old: old, new: &new, live: live, storedAt: UnsafeRawPointer(address))
+  ContentDiff.apply(old: old, new: &new, live: live, storedAt: UnsafeRawPointer(address), writePlace: place)
 }
 
 /// Tells the readers of the states `old` and `new` both hold (same identity) about what differs

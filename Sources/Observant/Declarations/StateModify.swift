@@ -52,7 +52,11 @@ extension ObservableState {
         inPlace = nil
       } else {
         let live = registrar._isLive
-        inPlace = Self._beginInPlace(&self[keyPath: storage], registrar.tracking, strategy, field: field, live: live)
+        // Where the registrar is, to tell where the field is in the value (only subtracted from).
+        let registrarAddress = withUnsafeMutablePointer(to: &registrar) { UnsafeRawPointer($0) }
+        inPlace = Self._beginInPlace(
+          &self[keyPath: storage], registrar.tracking, strategy, field: field, live: live, place: registrar._place,
+          registrarAddress: registrarAddress)
       }
       defer {
         if let old {
@@ -77,18 +81,20 @@ extension ObservableState {
   @inlinable @inline(never)
   internal static func _beginInPlace<Value>(
     _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ strategy: _ModifyStrategy,
-    field: StaticString, live: Bool
+    field: StaticString, live: Bool, place: UInt64, registrarAddress: UnsafeRawPointer
   ) -> _StateFieldInPlace<Value> {
     _beginInPlaceMutation()
     var opened = false
     if strategy == .announce {
       let announcement = registrar._announceFieldWrite(
-        field, owner: Self.self, from: storage.stamp, live: live, values: { nil })
+        field, owner: Self.self, from: storage.stamp, live: live, place: place, values: { nil })
       storage.stamp = announcement.seen
       opened = announcement.openedTransaction
     }
-    let modification = _InPlaceModification(strategy, at: &storage.value, anchored: live)
-    return _StateFieldInPlace(modification: modification, live: live, openedTransaction: opened)
+    let offset = withUnsafeMutablePointer(to: &storage) { UnsafeRawPointer($0) - registrarAddress }
+    let fieldPlace = _WritePlace.field(of: place, offset: offset)
+    let modification = _InPlaceModification(strategy, at: &storage.value, anchored: live, place: fieldPlace)
+    return _StateFieldInPlace(modification: modification, live: live, place: place, openedTransaction: opened)
   }
 
   /// Ends an in-place mutation started by `_beginInPlace`: tells the slot's readers what changed
@@ -106,7 +112,7 @@ extension ObservableState {
       return (true, false)
     case .slot(let values):
       let (seen, opened) = registrar._announceFieldWrite(
-        field, owner: Self.self, from: storage.stamp, live: inPlace.live, values: { values })
+        field, owner: Self.self, from: storage.stamp, live: inPlace.live, place: inPlace.place, values: { values })
       storage.stamp = seen
       return (true, opened)
     }
@@ -127,13 +133,17 @@ internal struct _StateFieldInPlace<Value> {
   @usableFromInline let modification: _InPlaceModification<Value>
   /// The value is live state (see `StateRegistrar._isLive`).
   @usableFromInline let live: Bool
+  /// Where the value holding the field is stored (see `_WritePlace`): the place of the field's
+  /// own writes.
+  @usableFromInline let place: UInt64
   /// The `.announce` strategy's early announcement opened a transaction.
   @usableFromInline let openedTransaction: Bool
 
   @inlinable
-  init(modification: _InPlaceModification<Value>, live: Bool, openedTransaction: Bool) {
+  init(modification: _InPlaceModification<Value>, live: Bool, place: UInt64, openedTransaction: Bool) {
     self.modification = modification
     self.live = live
+    self.place = place
     self.openedTransaction = openedTransaction
   }
 }

@@ -51,7 +51,8 @@ extension Trackable {
     let opened =
       ticket == 0
       ? false
-      : registrar._announceFieldWrite(field, owner: Self.self, from: Stamp.none, live: true, values: { nil })
+      : registrar._announceFieldWrite(
+        field, owner: Self.self, from: Stamp.none, live: true, place: 0, values: { nil })
         .openedTransaction
     defer {
       // A reader that started depending on the field while the mutation ran may have read the old

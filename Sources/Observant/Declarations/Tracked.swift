@@ -100,7 +100,8 @@ public struct Tracked<Value> {
       opened = registrar._announceClassFieldWrite(_fieldKey(object, storage), owner: Object.self, values: { nil })
     }
     // A class's property is live state: the anchor of every in-place mutation below it.
-    let modification = _InPlaceModification(strategy, at: _valueAddress(storage), anchored: true)
+    let address = _valueAddress(storage)
+    let modification = _InPlaceModification(strategy, at: address, anchored: true, place: _WritePlace.root(address))
     return _TrackedInPlace(modification: modification, ticket: ticket, openedTransaction: opened)
   }
 
@@ -169,8 +170,9 @@ public struct Tracked<Value> {
       _beginInPlaceMutation()
       let ticket = registrar._writeTicket
       var adopted = newValue
+      let address = _valueAddress(storage)
       _notifyContentDifferences(
-        old: storage.pointee.value, new: &adopted, live: true, storedAt: _valueAddress(storage))
+        old: storage.pointee.value, new: &adopted, live: true, storedAt: address, place: _WritePlace.root(address))
       storage.pointee.value = adopted
       _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()

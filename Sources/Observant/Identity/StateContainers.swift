@@ -15,6 +15,10 @@ internal protocol _StateContainer {
   /// What kind of container this is, for the type table.
   static var _stateContainerKind: _StateContainerKind { get }
 
+  /// Whether no two elements can be copies of one state (an identified array: a copy keeps its
+  /// `id`), so that an element's identity names its place in the container (see `_WritePlace`).
+  static var _elementsAreDistinctStates: Bool { get }
+
   /// The old and the new value of a write, boxed as the content tokens of the states they hold
   /// (see `_changeValues`); `nil` for a container boxed otherwise (an optional state as one token,
   /// an identified array as itself).
@@ -58,6 +62,10 @@ internal protocol _StateContainer {
   static func _compareTokens<Value, Visitor: _StateVisitor>(
     of value: Value, since capture: Any, _ visitor: inout Visitor
   ) -> _TokenComparison
+}
+
+extension _StateContainer {
+  @usableFromInline static var _elementsAreDistinctStates: Bool { false }
 }
 
 /// What kind of container a `_StateContainer` is.
@@ -239,6 +247,8 @@ extension ArraySlice: _StateContainer where Element: ObservableState {}
 
 extension IdentifiedArray: _StateContainer where Element: ObservableState {
   @usableFromInline static var _stateContainerKind: _StateContainerKind { .collection }
+
+  @usableFromInline static var _elementsAreDistinctStates: Bool { true }
 
   /// Boxed as itself (its versions decide what changed).
   @usableFromInline static func _tokenValues<Value>(_ old: Value, _ new: Value) -> WriteValues? { nil }

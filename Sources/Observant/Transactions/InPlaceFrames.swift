@@ -32,6 +32,9 @@ internal enum InPlaceFrames {
     /// Where the value being mutated is stored, when the frame knows it (a field's storage, a
     /// store's root, a class's property): the slot the writes made in the frame belong to.
     let address: UnsafeRawPointer?
+    /// Where the value being mutated is stored (see `_WritePlace`; 0 when not known): the place of
+    /// the writes made to its fields in the frame.
+    let place: UInt64
   }
 
   /// Whether an in-place mutation of a tracked field is open on this thread.
@@ -60,6 +63,25 @@ internal enum InPlaceFrames {
   @usableFromInline
   static func innermostExpects(_ stamp: UInt64) -> Bool { observant_frame_expected() == stamp }
 
+  /// The place of the innermost frame's value (see `_WritePlace`), if that value is the one with
+  /// `registrar` and carries `stamp` (its accessors are mutating the storage the frame opened);
+  /// otherwise 0.
+  @usableFromInline
+  static func innermostPlace(of registrar: TrackingRegistrar, stamp: UInt64) -> UInt64 {
+    guard isInnermost(registrar, stamp: stamp) else { return 0 }
+    return TransactionContext.withCurrent { $0.frames.last?.place ?? 0 }
+  }
+
+  /// The place of the innermost frame if it is a container's (its value has no registrar) and
+  /// anchored to live state; otherwise 0 (see `_WritePlace`).
+  static var innermostContainerPlace: UInt64 {
+    guard innermostIsContainer else { return 0 }
+    return TransactionContext.withCurrent { context in
+      guard let frame = context.frames.last, frame.anchored else { return 0 }
+      return frame.place
+    }
+  }
+
   /// Whether the innermost frame is anchored to live state (see the type's documentation).
   @usableFromInline
   static var innermostIsAnchored: Bool {
@@ -76,20 +98,22 @@ internal enum InPlaceFrames {
   /// - Parameter anchored: whether the storage is live state (see the type's documentation).
   ///   - address: where the value is stored, if known (see `Record.address`).
   static func begin(
-    _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+    _ registrar: TrackingRegistrar?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil,
+    place: UInt64 = 0
   ) {
     begin(
       registrarAddress: registrar.map { Unmanaged.passUnretained($0).toOpaque() }, stamp: stamp, anchored: anchored,
-      address: address)
+      address: address, place: place)
   }
 
   /// `begin` with the registrar's address (`Unmanaged.passUnretained(registrar).toOpaque()`).
   static func begin(
-    registrarAddress: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil
+    registrarAddress: UnsafeMutableRawPointer?, stamp: UInt64, anchored: Bool, address: UnsafeRawPointer? = nil,
+    place: UInt64 = 0
   ) {
     let record = Record(
       savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
-      registrar: registrarAddress, anchored: anchored, address: address)
+      registrar: registrarAddress, anchored: anchored, address: address, place: place)
     TransactionContext.withCurrent { $0.frames.append(record) }
     observant_frame_set(registrarAddress, stamp)
     observant_frame_set_depth(observant_frame_depth() + 1)
@@ -99,8 +123,8 @@ internal enum InPlaceFrames {
   /// comparing two copies of it (`ContentDiff`): they are recorded as made there (see
   /// `WriteRecord.slot`). Closed by `endPlace()`, without verification (the writes it holds are
   /// not made through the value's accessors).
-  static func beginPlace(of registrar: UnsafeMutableRawPointer, at address: UnsafeRawPointer) {
-    begin(registrarAddress: registrar, stamp: observant_frame_expected(), anchored: true, address: address)
+  static func beginPlace(of registrar: UnsafeMutableRawPointer, at address: UnsafeRawPointer, place: UInt64) {
+    begin(registrarAddress: registrar, stamp: observant_frame_expected(), anchored: true, address: address, place: place)
   }
 
   /// Closes the frame `beginPlace(of:at:)` opened.

@@ -10,6 +10,9 @@ internal enum Notifications {
   ///
   /// - Parameters:
   ///   - isLive: the write was made on live state (see `WriteRecord.isLive`).
+  ///   - place: where the value whose field was written is stored, 0 if not known (see
+  ///     `_WritePlace`).
+  ///   - isOnlyCopy: the written value was the only copy of its state (see `WriteRecords.record`).
   ///   - values: the old and new value, boxed on demand.
   /// - Returns: the stamp the field should carry (the proposed one, or the one the observers read
   ///   when a live write sets the field back), and whether a transaction was opened (the caller
@@ -17,7 +20,7 @@ internal enum Notifications {
   static func deliver(
     _ dependencies: inout DependencySnapshot, table: ObserverTable, key: FieldKey, name: @autoclosure () -> FieldName,
     from seen: UInt64, to proposedSeen: UInt64, isLive: Bool, canRestoreStamp: Bool = true,
-    values: () -> WriteValues?
+    place: UInt64 = 0, isOnlyCopy: Bool = false, values: () -> WriteValues?
   ) -> (seen: UInt64, openedTransaction: Bool) {
     defer { dependencies.recycle() }
     var hasScheduled = false
@@ -47,7 +50,7 @@ internal enum Notifications {
         guard context.hasRecord(table: table, key: key, latestSeen: seen) else { return nil }
         return context.recordWrite(
           table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-          canRestoreStamp: canRestoreStamp, values: values, observers: EmptyCollection())
+          canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values, observers: EmptyCollection())
       }
       if let newSeen = recorded ?? nil { return (newSeen, openedForMarks) }
       return (proposedSeen, openedForMarks)
@@ -56,7 +59,7 @@ internal enum Notifications {
       if !openedForMarks { context.begin() }
       return context.recordWrite(
         table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-        canRestoreStamp: canRestoreStamp, values: values, observers: dependencies.scheduledObservers)
+        canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values, observers: dependencies.scheduledObservers)
     }
     return (newSeen, true)
   }

@@ -141,17 +141,21 @@ internal final class TransactionContext {
   /// Values are boxed only when the field could be set back before the transaction ends: not for a
   /// write that is its own transaction (depth 1, outside a flush), the most common case.
   ///
-  /// - Parameter canRestoreStamp: the caller can store the returned stamp (otherwise the field keeps
-  ///   `proposedSeen`, and a set-back counts only if that is the stamp the observers read).
+  /// - Parameters:
+  ///   - canRestoreStamp: the caller can store the returned stamp (otherwise the field keeps
+  ///     `proposedSeen`, and a set-back counts only if that is the stamp the observers read).
+  ///   - place: where the value whose field was written is stored, 0 if not known (see
+  ///     `_WritePlace`).
+  ///   - isOnlyCopy: the written value was the only copy of its state (see `WriteRecords.record`).
   func recordWrite(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
-    isLive: Bool, canRestoreStamp: Bool = true, values: () -> WriteValues?,
-    observers: some Sequence<ScheduledObserver>
+    isLive: Bool, canRestoreStamp: Bool = true, place: UInt64 = 0, isOnlyCopy: Bool = false,
+    values: () -> WriteValues?, observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let newSeen = writes.record(
       table: table, key: key, name: name, from: seen, to: proposedSeen, isLive: isLive && !sawUnverifiedReplacement,
       revertible: depth > 1 || isFlushing, canRestoreStamp: canRestoreStamp, slot: innermostSlot(of: table),
-      values: values, observers: observers)
+      place: place, isOnlyCopy: isOnlyCopy, values: values, observers: observers)
     if _internalChecksEnabled { checkAfterMutation() }
     #if DEBUG
     if let hook = Self._afterRecordingWrite { hook() }

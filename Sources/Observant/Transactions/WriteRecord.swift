@@ -32,13 +32,11 @@ internal struct WriteRecord {
   /// `InPlaceFrames.Record.address`): a value replaced wholesale in that storage can set the
   /// record back.
   var slot: UnsafeRawPointer?
-  /// Where the lineage's latest write was made (`nil` when not known): a continuation made in
-  /// another known place is a write to another copy of the state, and makes the lineage untrusted
-  /// as a set-back (see `WriteRecords.record`).
-  var lastSlot: UnsafeRawPointer?
-  /// The lineage's latest write was found by comparing two copies (`ContentDiff`) in a place
-  /// that is not known (a nested value; the elements of a collection).
-  var lastWasComparison = false
+  /// Where the value whose field the lineage's latest write changed is stored (see `_WritePlace`;
+  /// 0 when not known). A continuation made anywhere else, or anywhere when either place is not
+  /// known, may be a write to another copy of the state, and makes the lineage untrusted as a
+  /// set-back (see `WriteRecords.record`).
+  var lastPlace: UInt64
   /// The value in `slot` was replaced, inside the in-place mutation of live state, by a copy whose
   /// field holds `originalSeen` again: the field is back where the observers read it.
   var isRestored = false

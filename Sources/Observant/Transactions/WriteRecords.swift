@@ -53,16 +53,17 @@ internal struct WriteRecords {
   ///   - canRestoreStamp: the caller can store the returned stamp (otherwise the field keeps
   ///     `proposedSeen`, and a set-back counts only if that is the stamp the observers read).
   ///   - slot: the live storage the write was made in, if known (see `WriteRecord.slot`).
+  ///   - place: where the value whose field was written is stored, 0 if not known (see
+  ///     `WriteRecord.lastPlace`).
+  ///   - isOnlyCopy: the written value was the only copy of its state when written (its registrar
+  ///     was referenced by it alone): no other copy can hold the lineage, wherever it was written.
   mutating func record(
     table: ObserverTable, key: FieldKey, name: FieldName, from seen: UInt64, to proposedSeen: UInt64,
-    isLive live: Bool, revertible: Bool, canRestoreStamp: Bool, slot: UnsafeRawPointer?,
-    values: () -> WriteValues?, observers: some Sequence<ScheduledObserver>
+    isLive live: Bool, revertible: Bool, canRestoreStamp: Bool, slot: UnsafeRawPointer?, place: UInt64,
+    isOnlyCopy: Bool, values: () -> WriteValues?, observers: some Sequence<ScheduledObserver>
   ) -> UInt64 {
     let order = RunOrder.next()
     var newSeen = proposedSeen
-    // A change found by comparing copies, in a place the transaction cannot tell (see
-    // `WriteRecord.lastWasComparison`).
-    let isComparisonElsewhere = key == .unresolved && slot == nil
     let position: Int
     if let existing = recordPosition(table, key, latestSeen: seen) {
       position = existing
@@ -72,19 +73,15 @@ internal struct WriteRecords {
       // The field moves on from any state a replacement restored it to (see `noteRestored`).
       records[position].isRestored = false
       // A value-type field's state may be held by several copies, in several live places (`b = a`
-      // after a write to `a.x`): a write from that state made in another place than the lineage's
-      // previous write (or where one of the two places is not known: an element of a collection)
-      // may be to another copy, and a set-back there says nothing about the first place.
-      // A change found by comparing copies (an assignment of an edited copy) where the place the
-      // value went is not known: a later write somewhere known cannot be told apart from a write
-      // to another copy either.
-      if seen != Stamp.none,
-        records[position].lastSlot != slot || (slot != nil && records[position].lastWasComparison)
-      {
+      // after a write to `a.x`, an element copied into another collection): a write from that
+      // state made in another place than the lineage's previous write, or where either place is
+      // not known (a change found by comparing copies whose destination is not known), may be to
+      // another copy, and a set-back there says nothing about the first place. A write to the
+      // only copy there is cannot be.
+      if seen != Stamp.none, !isOnlyCopy, place == 0 || records[position].lastPlace != place {
         records[position].isLive = false
       }
-      records[position].lastSlot = slot
-      records[position].lastWasComparison = isComparisonElsewhere
+      records[position].lastPlace = place
       if records[position].slot != slot { records[position].slot = nil }
       if records[position].original != nil {
         records[position].latest = values()?.new
@@ -108,8 +105,7 @@ internal struct WriteRecords {
       records.append(
         WriteRecord(
           table: table, key: key, name: name, originalSeen: seen, latestSeen: newSeen, firstWriteOrder: order,
-          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot, lastSlot: slot,
-          lastWasComparison: isComparisonElsewhere))
+          lastWriteOrder: order, original: pair?.old, latest: pair?.new, isLive: live, slot: slot, lastPlace: place))
       position = records.count - 1
     }
     // The record is passed by value: only when the index is in use (a copy retains what it holds).
