@@ -19,8 +19,8 @@ import _ObservantShims
 /// the storage is the live state, not a copy. Writes verified inside anchored frames are the ones a
 /// transaction may treat as "set and set back".
 ///
-/// The innermost frame's registrar and expected stamp live in thread-local slots, so an accessor
-/// write checks them with two loads.
+/// The innermost frame's registrar, expected stamp and place (see `_WritePlace`) live in
+/// thread-local slots, so an accessor write checks them with a few loads.
 @usableFromInline
 internal enum InPlaceFrames {
   /// One open frame: the summary it replaced in the thread-local slots, and its own registrar.
@@ -32,9 +32,8 @@ internal enum InPlaceFrames {
     /// Where the value being mutated is stored, when the frame knows it (a field's storage, a
     /// store's root, a class's property): the slot the writes made in the frame belong to.
     let address: UnsafeRawPointer?
-    /// Where the value being mutated is stored (see `_WritePlace`; 0 when not known): the place of
-    /// the writes made to its fields in the frame.
-    let place: UInt64
+    /// The place the frame replaced in the thread-local slot (see `observant_frame_place`).
+    let savedPlace: UInt64
   }
 
   /// Whether an in-place mutation of a tracked field is open on this thread.
@@ -66,21 +65,14 @@ internal enum InPlaceFrames {
   /// The place of the innermost frame's value (see `_WritePlace`), if that value is the one with
   /// `registrar` and carries `stamp` (its accessors are mutating the storage the frame opened);
   /// otherwise 0.
-  @usableFromInline
+  @usableFromInline @inline(__always)
   static func innermostPlace(of registrar: TrackingRegistrar, stamp: UInt64) -> UInt64 {
-    guard isInnermost(registrar, stamp: stamp) else { return 0 }
-    return TransactionContext.withCurrent { $0.frames.last?.place ?? 0 }
+    isInnermost(registrar, stamp: stamp) ? observant_frame_place() : 0
   }
 
   /// The place of the innermost frame if it is a container's (its value has no registrar) and
   /// anchored to live state; otherwise 0 (see `_WritePlace`).
-  static var innermostContainerPlace: UInt64 {
-    guard innermostIsContainer else { return 0 }
-    return TransactionContext.withCurrent { context in
-      guard let frame = context.frames.last, frame.anchored else { return 0 }
-      return frame.place
-    }
-  }
+  static var innermostContainerPlace: UInt64 { innermostIsContainer ? observant_frame_place() : 0 }
 
   /// Whether the innermost frame is anchored to live state (see the type's documentation).
   @usableFromInline
@@ -113,9 +105,11 @@ internal enum InPlaceFrames {
   ) {
     let record = Record(
       savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
-      registrar: registrarAddress, anchored: anchored, address: address, place: place)
+      registrar: registrarAddress, anchored: anchored, address: address, savedPlace: observant_frame_place())
     TransactionContext.withCurrent { $0.frames.append(record) }
     observant_frame_set(registrarAddress, stamp)
+    // Only live storage has a place that writes can be trusted in.
+    observant_frame_set_place(anchored ? place : 0)
     observant_frame_set_depth(observant_frame_depth() + 1)
   }
 
@@ -169,6 +163,7 @@ internal enum InPlaceFrames {
     let record = context.frames.removeLast()
     let expected = observant_frame_expected()
     observant_frame_set(record.savedRegistrar, record.savedExpected)
+    observant_frame_set_place(record.savedPlace)
     let depth = observant_frame_depth() - 1
     observant_frame_set_depth(depth)
     return (record, expected, depth == 0)

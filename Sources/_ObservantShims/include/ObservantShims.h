@@ -120,6 +120,9 @@ extern _Thread_local void *_Nullable _observant_frame_registrar OBSERVANT_TLS;
 extern _Thread_local uint64_t _observant_frame_expected OBSERVANT_TLS;
 /// How many in-place mutations of tracked fields are open on this thread.
 extern _Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS;
+/// Where the innermost frame's value is stored, as a place number (0 when not known or when the
+/// frame is not anchored to live state): the place of the writes made to its fields.
+extern _Thread_local uint64_t _observant_frame_place OBSERVANT_TLS;
 
 OBSERVANT_INLINE void *_Nullable observant_frame_registrar(void) { return _observant_frame_registrar; }
 OBSERVANT_INLINE uint64_t observant_frame_expected(void) { return _observant_frame_expected; }
@@ -130,6 +133,8 @@ OBSERVANT_INLINE void observant_frame_set(void *_Nullable registrar, uint64_t ex
 }
 OBSERVANT_INLINE void observant_frame_set_expected(uint64_t expected) { _observant_frame_expected = expected; }
 OBSERVANT_INLINE void observant_frame_set_depth(uint64_t depth) { _observant_frame_depth = depth; }
+OBSERVANT_INLINE uint64_t observant_frame_place(void) { return _observant_frame_place; }
+OBSERVANT_INLINE void observant_frame_set_place(uint64_t place) { _observant_frame_place = place; }
 
 // MARK: Barriers
 
