@@ -70,6 +70,10 @@ internal struct _InPlaceModification<Value> {
   @usableFromInline let stampBefore: UInt64
   /// The element count before the mutation (identified arrays only), to describe the change.
   @usableFromInline let countBefore: Int
+  /// The latest version stamp handed out when the mutation began (identified arrays only): a
+  /// version no greater at the end, and not the one before, is a copy's that existed before (see
+  /// `_identifiedArrayVersionClock()`).
+  @usableFromInline let clockBefore: UInt64
   @usableFromInline let capture: Any?
 
   /// Starts the mutation of `current`.
@@ -93,6 +97,7 @@ internal struct _InPlaceModification<Value> {
       identityBefore = token.id
       stampBefore = token.stamp
       countBefore = 0
+      clockBefore = 0
       capture = nil
       _beginInPlaceFrame(
         token.registrar, stamp: token.stamp, anchored: anchored, address: UnsafeRawPointer(current), place: place)
@@ -101,18 +106,21 @@ internal struct _InPlaceModification<Value> {
       identityBefore = tokens.structural
       stampBefore = tokens.version
       countBefore = tokens.count
+      clockBefore = _identifiedArrayVersionClock()
       capture = nil
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     case .stateCollection:
       identityBefore = 0
       stampBefore = 0
       countBefore = 0
+      clockBefore = 0
       capture = (Value.self as? any _StateContainer.Type)?._captureTokens(of: current.pointee)
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
       stampBefore = 0
       countBefore = 0
+      clockBefore = 0
       capture = nil
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     }
@@ -155,6 +163,11 @@ internal struct _InPlaceModification<Value> {
     case .identifiedArray:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       let tokens = _identifiedArrayTokens(at: current)
+      if tokens.version != stampBefore && tokens.version <= clockBefore {
+        // Replaced by a copy that existed before (`swap(&a, &b)`, `self = saved`): no element
+        // accessor told the readers of the elements' fields what differs.
+        _noteReplacementByCopy(current.pointee)
+      }
       if tokens.structural != identityBefore {
         // Boxed as a setter boxes them (see `_changeValues`): by version, the old value is gone.
         return .slot(
@@ -178,6 +191,16 @@ internal struct _InPlaceModification<Value> {
       return .announced
     }
   }
+}
+
+/// An identified array was replaced through `inout` by a copy that existed before its in-place
+/// mutation began: the readers of its elements' fields that read something it no longer holds are
+/// told, and the transaction's writes are no longer trusted as live (as for any value replaced
+/// other than through its accessors).
+@usableFromInline
+internal func _noteReplacementByCopy<Value>(_ value: Value) {
+  TransactionContext.current.noteUnverifiedReplacement()
+  _reconcile(value)
 }
 
 /// Opens an in-place frame (see `InPlaceFrames.begin`), for inlinable code.

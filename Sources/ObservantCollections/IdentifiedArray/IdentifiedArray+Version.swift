@@ -216,3 +216,14 @@ internal enum _VersionStamp {
 }
 
 private let versionStampCounter = Atomic<UInt64>(_VersionStamp.empty)
+
+/// The latest version stamp handed out in this process (see ``IdentifiedArray/version``): every
+/// version created later is greater. An observation runtime reads it when an array's in-place
+/// mutation begins; an array that ends the mutation with another version no greater than this
+/// one was not changed in place but replaced by a copy that existed before (`swap(&a, &b)`,
+/// `self = saved` in a mutating method).
+///
+/// - Complexity: O(1): one relaxed atomic load.
+public func _identifiedArrayVersionClock() -> UInt64 {
+  versionStampCounter.load(ordering: .relaxed)
+}
