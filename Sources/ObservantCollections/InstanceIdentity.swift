@@ -41,6 +41,10 @@ public protocol InstanceIdentifiable {
   /// Called by a collection after it overwrote an element with a value of the same identity;
   /// `new` is the stored element (the hook may update its bookkeeping).
   static func _instanceWasReplaced(_ old: Self, by new: inout Self)
+  /// Called by a collection after an element arrived where it was not: inserted, or stored over
+  /// an element of another identity. (An older copy of a value coming back must bring its readers
+  /// up to date.)
+  static func _instanceDidArrive(_ element: Self)
 }
 
 extension InstanceIdentifiable {
@@ -56,6 +60,9 @@ extension InstanceIdentifiable {
 
   @inlinable
   public static func _instanceWasReplaced(_ old: Self, by new: inout Self) {}
+
+  @inlinable
+  public static func _instanceDidArrive(_ element: Self) {}
 }
 
 /// An identity token shared by a value and its copies; see ``InstanceIdentifiable``.

@@ -268,7 +268,13 @@ internal struct ContentDiff {
 
 /// The states of a container are compared pair by pair (see `_StateContainer`).
 extension ContentDiff: _StatePairVisitor {
+  mutating func arrived<State: ObservableState>(_ new: State) {
+    // An older copy of a value coming back: its readers may have read newer states.
+    if new.registrar.tracking.hasObservers { Reconciliation.reconcile(new) }
+  }
+
   mutating func visit<State: ObservableState>(_ old: State, _ new: State) {
+    guard old.observableStateID == new.observableStateID else { return arrived(new) }
     // An optional's payload is where the optional is; an element of a container of distinct
     // states is named by its identity in it.
     pendingWritePlace =

@@ -40,6 +40,17 @@ extension ObservableState {
   }
 }
 
+extension ObservableState {
+  /// An element arrived in a collection (inserted, or stored over an element of another
+  /// identity): if its readers read other states of its fields than it holds (an older copy
+  /// coming back), they are told. O(1) when nobody reads it.
+  @inlinable
+  public static func _instanceDidArrive(_ element: Self) {
+    guard element.registrar.tracking.hasObservers else { return }
+    _reconcile(element)
+  }
+}
+
 /// Opens the in-place frame of an element (anchored when the collection is a tracked field of live
 /// state), for the inlinable hook.
 @usableFromInline

@@ -149,6 +149,9 @@ internal struct _InPlaceModification<Value> {
       }
       let verified = _endInPlaceFrame(stamp: token.stamp, sameIdentity: token.id == identityBefore)
       if token.id != identityBefore {
+        // Another state arrived (an older copy of a value coming back): its readers hear what it
+        // holds that they did not read.
+        if token.id != 0 { _reconcile(current.pointee) }
         return .slot(
           (
             KeptValue(_ContentToken(id: identityBefore, stamp: stampBefore)),

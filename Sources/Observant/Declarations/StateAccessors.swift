@@ -45,8 +45,11 @@ extension StateRegistrar {
     case .content:
       _writeContent(&storage, newValue)
     case .slot:
-      if _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 {
+      let flags = _TypeTraits.flags(of: Value.self)
+      if flags & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 {
         _writeCollectionOfStates(&storage, newValue, field: field)
+      } else if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
+        _writeArrivingState(&storage, newValue, field: field)
       } else if tracking.hasObservers {
         _writeObserved(&storage, newValue, field: field)
       } else {
@@ -82,6 +85,30 @@ extension StateRegistrar {
       _noteChange(to: new)
       if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
     }
+    _endInPlaceMutation()
+  }
+
+  /// A write that stores another state (or none) in a field of observable state: the slot's
+  /// readers hear it, and so do the readers of the state that arrives, if they read other states
+  /// of its fields than it holds (an older copy of a value coming back, whose readers a store's
+  /// scoped store reads without reading the slot).
+  @inlinable @inline(never)
+  internal mutating func _writeArrivingState<Value>(
+    _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString
+  ) {
+    // One transaction around both, so that what they dirty runs once the value is stored.
+    _beginInPlaceMutation()
+    if tracking.hasObservers {
+      _writeObserved(&storage, newValue, field: field)
+    } else {
+      let old = storage.stamp
+      let new = Stamp.next()
+      storage.value = newValue
+      storage.stamp = new
+      _noteChange(to: new)
+      if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
+    }
+    _reconcile(newValue)
     _endInPlaceMutation()
   }
 

@@ -179,13 +179,17 @@ public struct Tracked<Value> {
     case .slot:
       // A collection of states: the readers of the elements both collections hold hear what
       // differs inside them (see `StateRegistrar._writeCollectionOfStates`).
-      let nested =
-        _TypeTraits.flags(of: Value.self) & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
-      if nested {
-        _beginInPlaceMutation()
-        _notifyNestedDifferences(old: storage.pointee.value, new: newValue)
+      let flags = _TypeTraits.flags(of: Value.self)
+      let nested = flags & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
+      // Another state (or none): the readers of the state that arrives hear what it holds that
+      // they did not read (an older copy of a value coming back).
+      let arriving = flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0
+      if nested || arriving { _beginInPlaceMutation() }
+      if nested { _notifyNestedDifferences(old: storage.pointee.value, new: newValue) }
+      defer {
+        if arriving { _reconcile(newValue) }
+        if nested || arriving { _endInPlaceMutation() }
       }
-      defer { if nested { _endInPlaceMutation() } }
       guard registrar.hasObservers else {
         storage.pointee.value = newValue
         _checkLateReaders(object, storage, since: 0)

@@ -87,6 +87,8 @@ internal protocol _StatePairVisitor {
   /// The pair of states stored inline, with stamps adopted into `new`; returns whether `new` is
   /// now identical to `old`.
   mutating func visit<State: ObservableState>(_ old: State, adopting new: inout State) -> Bool
+  /// A state of the new value with no partner of its identity in the old one: it arrived.
+  mutating func arrived<State: ObservableState>(_ new: State)
 }
 
 /// What an in-place mutation of a collection of states did (see `_compareTokens`).
@@ -137,7 +139,8 @@ extension Optional: _StateContainer where Wrapped: ObservableState {
   static func _visitStatePairs<Value, Visitor: _StatePairVisitor>(
     _ old: Value, _ new: Value, _ visitor: inout Visitor
   ) {
-    guard let old = old as? Wrapped?, let new = new as? Wrapped?, let old, let new else { return }
+    guard let old = old as? Wrapped?, let new = new as? Wrapped?, let new else { return }
+    guard let old else { return visitor.arrived(new) }
     visitor.visit(old, new)
   }
 
@@ -229,6 +232,12 @@ extension _StateContainer where Self: RandomAccessCollection, Element: Observabl
     guard before.count == states.count,
       zip(before, states).allSatisfy({ $0.id == $1.registrar.id.rawValue })
     else {
+      // The states that arrived (an older copy of a value coming back) bring their readers up to
+      // date.
+      let known = Set(before.lazy.map(\.id))
+      for state in states where !known.contains(state.registrar.id.rawValue) && state.registrar.tracking.hasObservers {
+        visitor.visit(state)
+      }
       // Boxed as a setter boxes them (see `_changeValues`).
       return .otherIdentities((KeptValue(before), KeptValue(_elementTokens(states))))
     }
@@ -268,7 +277,10 @@ extension IdentifiedArray: _StateContainer where Element: ObservableState {
       for (oldElement, newElement) in zip(old, new) { visitor.visit(oldElement, newElement) }
     } else {
       for (position, newElement) in new.enumerated() {
-        guard let oldElement = old[id: new.ids[position]] else { continue }
+        guard let oldElement = old[id: new.ids[position]] else {
+          visitor.arrived(newElement)
+          continue
+        }
         visitor.visit(oldElement, newElement)
       }
     }
@@ -323,7 +335,10 @@ extension Dictionary: _StateContainer where Value: ObservableState {
   ) {
     guard let old = old as? Self, let new = new as? Self else { return }
     for (key, newValue) in new {
-      guard let oldValue = old[key] else { continue }
+      guard let oldValue = old[key] else {
+        visitor.arrived(newValue)
+        continue
+      }
       visitor.visit(oldValue, newValue)
     }
   }
@@ -353,6 +368,12 @@ extension Dictionary: _StateContainer where Value: ObservableState {
       before.count == dictionary.count
       && before.allSatisfy { key, token in dictionary[key]?.registrar.id.rawValue == token.id }
     guard sameIdentities else {
+      // The states that arrived (an older copy of a value coming back) bring their readers up to
+      // date.
+      for (key, element) in dictionary
+      where before[key]?.id != element.registrar.id.rawValue && element.registrar.tracking.hasObservers {
+        visitor.visit(element)
+      }
       // Boxed as a setter boxes them (see `_changeValues`).
       return .otherIdentities((KeptValue(before), KeptValue(_tokens(of: dictionary))))
     }
@@ -399,7 +420,10 @@ private func _visitPairsByIdentity<States: Collection, Visitor: _StatePairVisito
   var byIdentity: [ObservableStateID: States.Element] = [:]
   for element in old { byIdentity[element.observableStateID] = element }
   for element in new {
-    guard let previous = byIdentity[element.observableStateID] else { continue }
+    guard let previous = byIdentity[element.observableStateID] else {
+      visitor.arrived(element)
+      continue
+    }
     visitor.visit(previous, element)
   }
 }

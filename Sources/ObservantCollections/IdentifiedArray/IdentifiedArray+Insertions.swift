@@ -96,5 +96,6 @@ extension IdentifiedArray {
   {
     _ids._insertNew(id, at: offset, probe: probe)
     _elements.insert(element, at: offset)
+    Self._instanceDidArrive(element)
   }
 }

@@ -101,6 +101,7 @@ extension IdentifiedArray {
     } else {
       let replacedID = _journal == nil ? [] : [_id(at: offset)]
       _structureDidChange(replaced: replacedID, keepingIDs: true)
+      Self._instanceDidArrive(_elements[offset])
     }
   }
 
@@ -135,6 +136,12 @@ extension IdentifiedArray {
   internal static func _instanceWasReplaced(_ old: Element, by new: inout Element) {
     guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return }
     _openWasReplaced(identifiableType, old, &new)
+  }
+
+  @inlinable @inline(__always)
+  internal static func _instanceDidArrive(_ element: Element) {
+    guard let identifiableType = Element.self as? any InstanceIdentifiable.Type else { return }
+    _openDidArrive(identifiableType, element)
   }
 
   /// The instance identity of `element`, or `nil` if `Element` is not ``InstanceIdentifiable``.
@@ -174,6 +181,11 @@ internal func _openDidModify<Identified: InstanceIdentifiable, Element>(
   _: Identified.Type, _ element: Element?, identity: InstanceIdentity, token: UInt64
 ) {
   Identified._didModifyInstanceInPlace(element.map { $0 as! Identified }, identity: identity, stampBefore: token)
+}
+
+@inlinable
+internal func _openDidArrive<Identified: InstanceIdentifiable, Element>(_: Identified.Type, _ element: Element) {
+  Identified._instanceDidArrive(element as! Identified)
 }
 
 @inlinable
