@@ -50,16 +50,25 @@ extension StateRegistrar {
         _writeCollectionOfStates(&storage, newValue, field: field)
       } else if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
         _writeArrivingState(&storage, newValue, field: field)
-      } else if tracking.hasObservers {
-        _writeObserved(&storage, newValue, field: field)
       } else {
-        let old = storage.stamp
-        let new = Stamp.next()
-        storage.value = newValue
-        storage.stamp = new
-        _noteChange(to: new)
-        if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
+        _writeSlot(&storage, newValue, field: field)
       }
+    }
+  }
+
+  /// A write that replaces what the field holds: out of line with readers to tell, otherwise a new
+  /// stamp and the store (and the readers that started depending on the field meanwhile).
+  @inlinable @inline(__always)
+  internal mutating func _writeSlot<Value>(_ storage: inout StateField<Value>, _ newValue: Value, field: StaticString) {
+    if tracking.hasObservers {
+      _writeObserved(&storage, newValue, field: field)
+    } else {
+      let old = storage.stamp
+      let new = Stamp.next()
+      storage.value = newValue
+      storage.stamp = new
+      _noteChange(to: new)
+      if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
     }
   }
 
@@ -75,16 +84,7 @@ extension StateRegistrar {
     // One transaction around both, so that what they dirty runs once the value is stored.
     _beginInPlaceMutation()
     _notifyNestedDifferences(old: storage.value, new: newValue)
-    if tracking.hasObservers {
-      _writeObserved(&storage, newValue, field: field)
-    } else {
-      let old = storage.stamp
-      let new = Stamp.next()
-      storage.value = newValue
-      storage.stamp = new
-      _noteChange(to: new)
-      if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
-    }
+    _writeSlot(&storage, newValue, field: field)
     _endInPlaceMutation()
   }
 
@@ -98,16 +98,7 @@ extension StateRegistrar {
   ) {
     // One transaction around both, so that what they dirty runs once the value is stored.
     _beginInPlaceMutation()
-    if tracking.hasObservers {
-      _writeObserved(&storage, newValue, field: field)
-    } else {
-      let old = storage.stamp
-      let new = Stamp.next()
-      storage.value = newValue
-      storage.stamp = new
-      _noteChange(to: new)
-      if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
-    }
+    _writeSlot(&storage, newValue, field: field)
     _reconcile(newValue)
     _endInPlaceMutation()
   }
