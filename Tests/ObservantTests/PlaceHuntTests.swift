@@ -319,7 +319,8 @@ enum HuntAccess {
     case .maybe: if m.maybe?.id == id { m.maybe = nil }
     case .mode: if m.mode?.item.id == id { m.mode = nil }
     case .rows: mutateNest(m, p.nest) { n in n.rows.remove(id: id) }
-    case .list: mutateNest(m, p.nest) { n in if let i = n.list.firstIndex(where: { $0.id == id }) { n.list.remove(at: i) } }
+    case .list:
+      mutateNest(m, p.nest) { n in if let i = n.list.firstIndex(where: { $0.id == id }) { n.list.remove(at: i) } }
     case .opt: mutateNest(m, p.nest) { n in if n.opt?.id == id { n.opt = nil } }
     }
   }
@@ -481,7 +482,11 @@ final class HuntReaders {
   func arm() {
     tracked = reads.map { read in
       let fired = AdvBox(false)
-      let value = withTracking { read() } onChange: { fired.set(true) }
+      let value = withTracking {
+        read()
+      } onChange: {
+        fired.set(true)
+      }
       return (value, fired)
     }
   }
@@ -598,7 +603,9 @@ enum HuntRun {
       let c = collections[rng.next(collections.count)]
       switch rng.next(8) {
       case 0: return .saveCollection(c)
-      case 1, 2: return .write(c, id: 1 + rng.next(2), pos: rng.next(2) == 0, field: rng.next(2) == 0 ? .x : .z, value: rng.next(3))
+      case 1, 2:
+        return .write(
+          c, id: 1 + rng.next(2), pos: rng.next(2) == 0, field: rng.next(2) == 0 ? .x : .z, value: rng.next(3))
       case 3: return .swapAB
       case 4: return .swapRows(0, 1)
       case 5: return .restoreCollection(stash: rng.next(4), to: c)
@@ -607,7 +614,10 @@ enum HuntRun {
     }
     let places =
       options.focused
-      ? [HuntLoc(.a), HuntLoc(.b), HuntLoc(.slot), HuntLoc(.maybe), HuntLoc(.mode), HuntLoc(.plain), HuntLoc(.child, 0), HuntLoc(.rows, 1)]
+      ? [
+        HuntLoc(.a), HuntLoc(.b), HuntLoc(.slot), HuntLoc(.maybe), HuntLoc(.mode), HuntLoc(.plain), HuntLoc(.child, 0),
+        HuntLoc(.rows, 1),
+      ]
       : HuntLoc.all
     func place() -> HuntLoc {
       // top-level places and `nest` more often than the nests' rows
@@ -616,7 +626,8 @@ enum HuntRun {
     }
     func id() -> Int { options.focused ? 1 : (rng.next(4) == 0 ? 2 + rng.next(2) : 1) }
     func field() -> HuntField {
-      options.focused ? (rng.next(2) == 0 ? .x : .z) : HuntField(rawValue: rng.next(5) == 0 ? 1 : (rng.next(2) == 0 ? 0 : 2))!
+      options.focused
+        ? (rng.next(2) == 0 ? .x : .z) : HuntField(rawValue: rng.next(5) == 0 ? 1 : (rng.next(2) == 0 ? 0 : 2))!
     }
     func value() -> Int { options.focused ? rng.next(2) : rng.next(3) }
     switch rng.next(26) {
@@ -655,7 +666,8 @@ enum HuntRun {
   }
 
   /// Runs `count` random sequences per seed; the first few failures, shrunk.
-  static func hunt(seeds: [UInt64], count: Int, transactions: Int, _ options: HuntOptions, multiRuns: Bool) -> [String] {
+  static func hunt(seeds: [UInt64], count: Int, transactions: Int, _ options: HuntOptions, multiRuns: Bool) -> [String]
+  {
     let count = ProcessInfo.processInfo.environment["OBSERVANT_HUNT_COUNT"].flatMap { Int($0) } ?? count
     var failures: [String] = []
     for seed in seeds {
@@ -775,7 +787,9 @@ struct PlaceHuntTargetedTests {
 
   // Found stale before the fix (7ad7007 for identified arrays replaced through inout, the next commit for values arriving): `a.huntRestore(saved)` (self = saved in a mutating method of the identified array)
   // after an in-place edit of a[1].y: a[1].y's readers keep showing the edit.
-  @Test("an identified array restored from a snapshot through inout (self = saved): the element's readers show the snapshot")
+  @Test(
+    "an identified array restored from a snapshot through inout (self = saved): the element's readers show the snapshot"
+  )
   func identifiedRestoredThroughInout() {
     let m = HuntModel()
     let ay = HuntProbe("a[1].y") { m.a[id: 1]?.y ?? -1 }
@@ -794,7 +808,9 @@ struct PlaceHuntTargetedTests {
   // Found stale before the fix (7ad7007 for identified arrays replaced through inout, the next commit for values arriving): nest.rows (an identified array in a field of state) edited in one transaction and
   // restored through inout (self = saved) in the next: nest.rows[1].x's reader keeps showing 1.
   // (Edit and restore in the same transaction pass.)
-  @Test("nest.rows edited, then restored through inout, in the same and in the next transaction: readers show the restored value")
+  @Test(
+    "nest.rows edited, then restored through inout, in the same and in the next transaction: readers show the restored value"
+  )
   func nestedIdentifiedRestoredThroughInoutSameTransaction() {
     let m = HuntModel()
     m.nest.rows = [AdvItem(id: 1)]
@@ -885,7 +901,10 @@ struct PlaceHuntTargetedTests {
       name: "a[0] / b[0] (by position)", setUp: { $0.b = $0.a }, p: { $0.a.first }, q: { $0.b.first },
       writeP: { $0.a[0].x = $1 }, writeQ: { $0.b[0].x = $1 }, copyPToQ: { $0.b[0] = $0.a[0] }),
     Pair(
-      name: "plain[0] / nest.list[0]", setUp: { $0.plain = [$0.a[id: 1]!]; $0.nest.list = $0.plain },
+      name: "plain[0] / nest.list[0]",
+      setUp: {
+        $0.plain = [$0.a[id: 1]!]; $0.nest.list = $0.plain
+      },
       p: { $0.plain.first }, q: { $0.nest.list.first },
       writeP: { $0.plain[0].x = $1 }, writeQ: { $0.nest.list[0].x = $1 }, copyPToQ: { $0.nest.list[0] = $0.plain[0] }),
     Pair(
@@ -893,7 +912,10 @@ struct PlaceHuntTargetedTests {
       p: { $0.plain.first }, q: { $0.plain.last },
       writeP: { $0.plain[0].x = $1 }, writeQ: { $0.plain[1].x = $1 }, copyPToQ: { $0.plain[1] = $0.plain[0] }),
     Pair(
-      name: "dict[1] / maybe", setUp: { $0.dict = [1: $0.slot]; $0.maybe = $0.slot },
+      name: "dict[1] / maybe",
+      setUp: {
+        $0.dict = [1: $0.slot]; $0.maybe = $0.slot
+      },
       p: { $0.dict[1] }, q: { $0.maybe },
       writeP: { $0.dict[1]!.x = $1 }, writeQ: { $0.maybe!.x = $1 }, copyPToQ: { $0.maybe = $0.dict[1] }),
     Pair(
@@ -930,14 +952,54 @@ struct PlaceHuntTargetedTests {
 
   /// The write orders: each ends with `p` at 5 and `q` at whatever it was given last.
   nonisolated(unsafe) static let orders: [(String, (Pair, HuntModel) -> Void)] = [
-    ("p=5; q=p; q=0", { $0.writeP($1, 5); $0.copyPToQ($1); $0.writeQ($1, 0) }),
-    ("q=5; p=5; q=0", { $0.writeQ($1, 5); $0.writeP($1, 5); $0.writeQ($1, 0) }),
-    ("p=5; q=5; q=0", { $0.writeP($1, 5); $0.writeQ($1, 5); $0.writeQ($1, 0) }),
-    ("p=5; q=7; q=0", { $0.writeP($1, 5); $0.writeQ($1, 7); $0.writeQ($1, 0) }),
-    ("p=5; q=p; p=6; q=0; p=5", { $0.writeP($1, 5); $0.copyPToQ($1); $0.writeP($1, 6); $0.writeQ($1, 0); $0.writeP($1, 5) }),
-    ("q=5; q=p (p at 0); p=5", { $0.writeQ($1, 5); $0.copyPToQ($1); $0.writeP($1, 5) }),
-    ("p=5; q=p; q=0; q=p", { $0.writeP($1, 5); $0.copyPToQ($1); $0.writeQ($1, 0); $0.copyPToQ($1) }),
-    ("p=5; q=p; p=0; p=5; q=0", { $0.writeP($1, 5); $0.copyPToQ($1); $0.writeP($1, 0); $0.writeP($1, 5); $0.writeQ($1, 0) }),
+    (
+      "p=5; q=p; q=0",
+      {
+        $0.writeP($1, 5); $0.copyPToQ($1); $0.writeQ($1, 0)
+      }
+    ),
+    (
+      "q=5; p=5; q=0",
+      {
+        $0.writeQ($1, 5); $0.writeP($1, 5); $0.writeQ($1, 0)
+      }
+    ),
+    (
+      "p=5; q=5; q=0",
+      {
+        $0.writeP($1, 5); $0.writeQ($1, 5); $0.writeQ($1, 0)
+      }
+    ),
+    (
+      "p=5; q=7; q=0",
+      {
+        $0.writeP($1, 5); $0.writeQ($1, 7); $0.writeQ($1, 0)
+      }
+    ),
+    (
+      "p=5; q=p; p=6; q=0; p=5",
+      {
+        $0.writeP($1, 5); $0.copyPToQ($1); $0.writeP($1, 6); $0.writeQ($1, 0); $0.writeP($1, 5)
+      }
+    ),
+    (
+      "q=5; q=p (p at 0); p=5",
+      {
+        $0.writeQ($1, 5); $0.copyPToQ($1); $0.writeP($1, 5)
+      }
+    ),
+    (
+      "p=5; q=p; q=0; q=p",
+      {
+        $0.writeP($1, 5); $0.copyPToQ($1); $0.writeQ($1, 0); $0.copyPToQ($1)
+      }
+    ),
+    (
+      "p=5; q=p; p=0; p=5; q=0",
+      {
+        $0.writeP($1, 5); $0.copyPToQ($1); $0.writeP($1, 0); $0.writeP($1, 5); $0.writeQ($1, 0)
+      }
+    ),
   ]
 
   @Test(
@@ -1077,7 +1139,9 @@ struct PlaceHuntTargetedTests {
 
   // MARK: reactions created midway
 
-  @Test("a reaction created midway reads the changed value; the value is set back before the end: it shows the set-back value")
+  @Test(
+    "a reaction created midway reads the changed value; the value is set back before the end: it shows the set-back value"
+  )
   func midwayReaderSetBack() {
     let m = HuntModel()
     m.b = [AdvItem(id: 1)]
@@ -1119,7 +1183,9 @@ struct PlaceHuntTargetedTests {
 
   // MARK: whole-state undo through inout with nested collections
 
-  @Test("nest restored through inout (self = saved) after its rows' element was edited: the element's readers show the snapshot")
+  @Test(
+    "nest restored through inout (self = saved) after its rows' element was edited: the element's readers show the snapshot"
+  )
   func nestRestoredThroughInout() {
     let m = HuntModel()
     m.nest.rows = [AdvItem(id: 1), AdvItem(id: 2)]

@@ -64,7 +64,7 @@ struct TrackingTests {
       }
     }
     // A fixed order, so that the test is the same every run.
-    var generator = FixedOrder(state: 20261126)
+    var generator = FixedOrder(state: 20_261_126)
     var observations: [(fields: Int, counter: Counter, observation: TrackingObservation)] = []
     for fields in 2...40 {
       var order = Array(0..<fields) + Array(0..<fields)

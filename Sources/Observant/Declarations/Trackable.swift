@@ -52,8 +52,9 @@ extension Trackable {
       ticket == 0
       ? false
       : registrar._announceFieldWrite(
-        field, owner: Self.self, from: Stamp.none, live: true, place: 0, values: { nil })
-        .openedTransaction
+        field, owner: Self.self, from: Stamp.none, live: true, place: 0, values: { nil }
+      )
+      .openedTransaction
     defer {
       // A reader that started depending on the field while the mutation ran may have read the old
       // value: told again, before the transaction the announcement opened ends (its re-runs are

@@ -124,7 +124,8 @@ internal final class Recorder {
           return
         }
       }
-      if heldFilter & Self.filterBit(tableWord, resolved) != 0, let position = position(ofTableAt: tableWord, resolved) {
+      if heldFilter & Self.filterBit(tableWord, resolved) != 0, let position = position(ofTableAt: tableWord, resolved)
+      {
         // A field this run already read, in the same state and unguarded then and now: nothing
         // to do (the common case of a scope that reads a few objects over and over).
         if isRepeated(at: position, seen: seen) { return }

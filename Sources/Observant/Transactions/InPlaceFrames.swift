@@ -118,7 +118,8 @@ internal enum InPlaceFrames {
   /// `WriteRecord.slot`). Closed by `endPlace()`, without verification (the writes it holds are
   /// not made through the value's accessors).
   static func beginPlace(of registrar: UnsafeMutableRawPointer, at address: UnsafeRawPointer, place: UInt64) {
-    begin(registrarAddress: registrar, stamp: observant_frame_expected(), anchored: true, address: address, place: place)
+    begin(
+      registrarAddress: registrar, stamp: observant_frame_expected(), anchored: true, address: address, place: place)
   }
 
   /// Closes the frame `beginPlace(of:at:)` opened.

@@ -50,7 +50,8 @@ internal enum Notifications {
         guard context.hasRecord(table: table, key: key, latestSeen: seen) else { return nil }
         return context.recordWrite(
           table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-          canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values, observers: EmptyCollection())
+          canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values,
+          observers: EmptyCollection())
       }
       if let newSeen = recorded ?? nil { return (newSeen, openedForMarks) }
       return (proposedSeen, openedForMarks)
@@ -59,7 +60,8 @@ internal enum Notifications {
       if !openedForMarks { context.begin() }
       return context.recordWrite(
         table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
-        canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values, observers: dependencies.scheduledObservers)
+        canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values,
+        observers: dependencies.scheduledObservers)
     }
     return (newSeen, true)
   }
