@@ -416,11 +416,15 @@ private final class World {
       if runs > 0 && render.shown == old.shown {
         // One value in two slots: a write through one copy reaches the readers of the other once.
         let shared = sharedBefore.union(sharedIdentities())
-        let readShared = shared.contains { id in
-          render.shown.contains {
-            $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),")
+        // What it read, or a value its path goes through (a copy of a row whose nested rows it
+        // reads).
+        let readShared =
+          !shared.isDisjoint(with: pathIdentities(render.spec.path))
+          || shared.contains { id in
+            render.shown.contains {
+              $0.contains("#\(id)=") || $0.contains("#\(id) ") || $0.hasSuffix("#\(id)") || $0.contains("#\(id),")
+            }
           }
-        }
         // Other copies of the state exist while a draft or a snapshot is kept; in store mode
         // always (a store keeps copies of what its scoped stores showed).
         let copiesExist = mode == .store || !drafts.isEmpty || !snapshots.isEmpty
@@ -462,6 +466,19 @@ private final class World {
   }
 
   /// The identities that occur more than once in the live state (one value in two slots).
+  /// The identities of the values a render's path goes through, now.
+  private func pathIdentities(_ path: NodePath) -> Set<UInt64> {
+    withoutTracking {
+      var identities: Set<UInt64> = []
+      let root = mode == .plain ? holder.root : store.state
+      for length in 0...path.count {
+        guard let node = resolve(root, path[..<length]) else { break }
+        identities.insert(node.observableStateID.rawValue)
+      }
+      return identities
+    }
+  }
+
   private func sharedIdentities() -> Set<UInt64> {
     var counts: [UInt64: Int] = [:]
     func visit(_ node: Node) {

@@ -46,6 +46,15 @@ enum Mutation: CustomStringConvertible {
   case tableSet(NodePath, key: Int)
   case tableInPlace(NodePath, key: Int, delta: Int)
   case tableCopyAssign(NodePath, key: Int)
+  // One value copied into a second place, where later mutations may write it (and set it back).
+  case copyRowIntoSibling(NodePath, id: Int)
+  case copyRowToSlot(NodePath, id: Int)
+  case copyPinnedToItem(NodePath)
+  case copyItemToTable(NodePath, key: Int)
+  case copyLeafToPinned(NodePath)
+  /// The pattern of a stale reader found by hand: a row changed, copied into another place, and
+  /// set back there, in one mutation.
+  case changeCopyElsewhereSetBack(NodePath, id: Int)
 
   var description: String {
     switch self {
@@ -93,6 +102,14 @@ enum Mutation: CustomStringConvertible {
     case .tableSet(let p, let key): "\(describe(p)).table[\(key)] = Leaf()"
     case .tableInPlace(let p, let key, let d): "\(describe(p)).table[\(key)]?.value += \(d)"
     case .tableCopyAssign(let p, let key): "var x = \(describe(p)).table[\(key)]!; x.value += 1; table[\(key)] = x"
+    case .copyRowIntoSibling(let p, let id):
+      "\(describe(p)).rows[first other].rows[id: \(id)] = \(describe(p)).rows[id: \(id)] (a copy in a nested array)"
+    case .copyRowToSlot(let p, let id): "\(describe(p)).slot = .present(rows[id: \(id)]) (a copy in the slot)"
+    case .copyPinnedToItem(let p): "\(describe(p)).items[0] = pinned (a copy in a plain array)"
+    case .copyItemToTable(let p, let key): "\(describe(p)).table[\(key)] = items[0] (a copy in a dictionary)"
+    case .copyLeafToPinned(let p): "\(describe(p)).pinned = leaf! (a copy in another field)"
+    case .changeCopyElsewhereSetBack(let p, let id):
+      "\(describe(p)).rows[id: \(id)].value += 3; rows[first other].rows[id: \(id)] = that row; its value -= 3 there"
     }
   }
 
@@ -107,7 +124,9 @@ enum Mutation: CustomStringConvertible {
       .scratchCopy(let p, _), .scratchAssignBack(let p, _), .copyMutateAssignLeaf(let p), .copyPinnedToSpare(let p),
       .spareIncrement(let p), .undoRows(let p, _), .undoInPlace(let p), .undoByAssignment(let p), .itemsAppend(let p),
       .itemInPlace(let p, _, _), .itemCopyAssign(let p, _), .itemsRemoveFirst(let p), .itemsReassign(let p),
-      .tableSet(let p, _), .tableInPlace(let p, _, _), .tableCopyAssign(let p, _):
+      .tableSet(let p, _), .tableInPlace(let p, _, _), .tableCopyAssign(let p, _), .copyRowIntoSibling(let p, _),
+      .copyRowToSlot(let p, _), .copyPinnedToItem(let p), .copyItemToTable(let p, _), .copyLeafToPinned(let p),
+      .changeCopyElsewhereSetBack(let p, _):
       p
     }
   }
@@ -164,7 +183,8 @@ enum Mutation: CustomStringConvertible {
   var assignsACopy: Bool {
     switch self {
     case .copyMutateAssignRow, .scratchAssignBack, .copyMutateAssignLeaf, .undoRows, .undoByAssignment,
-      .itemCopyAssign, .tableCopyAssign:
+      .itemCopyAssign, .tableCopyAssign, .copyRowIntoSibling, .copyRowToSlot, .copyPinnedToItem, .copyItemToTable,
+      .copyLeafToPinned, .changeCopyElsewhereSetBack:
       true
     default: false
     }
@@ -272,6 +292,25 @@ enum Mutation: CustomStringConvertible {
         guard var entry = node.table[key] else { return }
         entry.value += 1
         node.table[key] = entry
+      case .copyRowIntoSibling(_, let id):
+        guard let row = node.rows[id: id], let sibling = node.rows.first(where: { $0.id != id }) else { return }
+        node.rows[id: sibling.id]!.rows[id: id] = row
+      case .copyRowToSlot(_, let id):
+        guard let row = node.rows[id: id] else { return }
+        node.slot = .present(row)
+      case .copyPinnedToItem:
+        if node.items.isEmpty { node.items.append(node.pinned) } else { node.items[0] = node.pinned }
+      case .copyItemToTable(_, let key):
+        guard let item = node.items.first else { return }
+        node.table[key] = item
+      case .copyLeafToPinned:
+        guard let leaf = node.leaf else { return }
+        node.pinned = leaf
+      case .changeCopyElsewhereSetBack(_, let id):
+        guard node.rows[id: id] != nil, let sibling = node.rows.first(where: { $0.id != id }) else { return }
+        node.rows[id: id]!.value += 3
+        node.rows[id: sibling.id]!.rows[id: id] = node.rows[id: id]!
+        node.rows[id: sibling.id]!.rows[id: id]!.value -= 3
       }
     }
   }
@@ -321,7 +360,7 @@ extension SeededRandom {
     let itemIndex = int(0...max(0, node.items.count - 1))
     let tableKey = int(0...2)
     if chance(0.4) {
-      switch int(0...16) {
+      switch int(0...22) {
       case 0: return .scratchCopy(path, id: anyRow)
       case 1: return .scratchAssignBack(path, id: anyRow)
       case 2: return .copyMutateAssignLeaf(path)
@@ -336,6 +375,13 @@ extension SeededRandom {
       case 12: return chance(0.5) ? .itemsRemoveFirst(path) : .itemsReassign(path)
       case 13: return .tableSet(path, key: tableKey)
       case 14: return .tableInPlace(path, key: tableKey, delta: pick([-1, 1]))
+      case 15: return .tableCopyAssign(path, key: tableKey)
+      case 16: return .copyRowIntoSibling(path, id: anyRow)
+      case 17: return .copyRowToSlot(path, id: anyRow)
+      case 18: return .copyPinnedToItem(path)
+      case 19: return .copyItemToTable(path, key: tableKey)
+      case 20: return .copyLeafToPinned(path)
+      case 21: return .changeCopyElsewhereSetBack(path, id: anyRow)
       default: return .tableCopyAssign(path, key: tableKey)
       }
     }
