@@ -470,43 +470,47 @@ struct Hunt3BridgeTests {
         h.lists = H3Lists(a: [1, 2], b: [3])
         let lock = Mutex(())
         let scopes = Mutex<[(Firings, Int?, Int)]>([])
+        // Threads started by the body are not in the bridge's testing scope: each wraps its work
+        // (ObservationBridge.withBridgeForTesting documents it).
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
-          if thread == 0 {
-            var saved: [H3Row] = []
-            for i in 0..<400 {
-              lock.withLock { _ in
-                switch i % 4 {
-                case 0:
-                  saved.append(h.lists.a[id: 1]!)
-                  h.lists.a[id: 1]?.count = i
-                case 1:
-                  h.lists.a[id: 1] = H3Row(id: 1, count: -i)
-                case 2:
-                  if let old = saved.randomElement() { h.lists.a[id: 1] = old }
-                default:
-                  transaction {
-                    let row = h.lists.a.remove(id: 1)!
-                    h.lists.b.append(row)
-                    h.lists.b[id: 1]?.count += 1
-                    let back = h.lists.b.remove(id: 1)!
-                    h.lists.a.insert(back, at: 0)
-                    if let old = saved.first { h.lists.a[id: 1] = old }
+          ObservationBridge.withBridgeForTesting {
+            if thread == 0 {
+              var saved: [H3Row] = []
+              for i in 0..<400 {
+                lock.withLock { _ in
+                  switch i % 4 {
+                  case 0:
+                    saved.append(h.lists.a[id: 1]!)
+                    h.lists.a[id: 1]?.count = i
+                  case 1:
+                    h.lists.a[id: 1] = H3Row(id: 1, count: -i)
+                  case 2:
+                    if let old = saved.randomElement() { h.lists.a[id: 1] = old }
+                  default:
+                    transaction {
+                      let row = h.lists.a.remove(id: 1)!
+                      h.lists.b.append(row)
+                      h.lists.b[id: 1]?.count += 1
+                      let back = h.lists.b.remove(id: 1)!
+                      h.lists.a.insert(back, at: 0)
+                      if let old = saved.first { h.lists.a[id: 1] = old }
+                    }
                   }
                 }
               }
-            }
-          } else {
-            for i in 0..<300 {
-              let f = Firings()
-              let id = i % 2 + 1
-              let seen = lock.withLock { _ in
-                withObservationTracking {
-                  h.lists.a[id: id]?.count
-                } onChange: {
-                  f.onChange()
+            } else {
+              for i in 0..<300 {
+                let f = Firings()
+                let id = i % 2 + 1
+                let seen = lock.withLock { _ in
+                  withObservationTracking {
+                    h.lists.a[id: id]?.count
+                  } onChange: {
+                    f.onChange()
+                  }
                 }
+                scopes.withLock { $0.append((f, seen, id)) }
               }
-              scopes.withLock { $0.append((f, seen, id)) }
             }
           }
         }
