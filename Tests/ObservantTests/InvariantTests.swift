@@ -232,3 +232,32 @@ struct InvariantTests {
     }
   }
 }
+
+@Suite("Write records: two lineages of one field that end in the same state")
+struct ConvergingLineageTests {
+  @Test(
+    "a copy written from an older state, then assigned the state another copy's lineage reached: the records stay indexed, no reader is stale"
+  )
+  func convergingLineages() {
+    let model = TwoCollections()
+    model.first = IdentifiedArray(uniqueElements: (1...10).map { AdvItem(id: $0) })
+    model.second = [model.first[id: 1]!]
+    let first = AdvView("first[1].x") { model.first[id: 1]!.x }
+    let second = AdvView("second[1].x") { model.second[id: 1]!.x }
+    transaction {
+      // Enough records for the index.
+      for id in 2...10 { model.first[id: id]!.x = 1 }
+      model.first[id: 1]!.x = 5
+      let copy = model.first[id: 1]!
+      model.second[id: 1]!.x = 7
+      // The second lineage now ends in the state the first one reached.
+      model.second = [copy]
+      TransactionContext.current._checkInvariants()
+      model.first[id: 1]!.x = 0
+      TransactionContext.current._checkInvariants()
+    }
+    #expect(model.first[id: 1]!.x == 0 && model.second[id: 1]!.x == 5)
+    #expect(first.shown.value == 0)
+    #expect(second.shown.value == 5)
+  }
+}

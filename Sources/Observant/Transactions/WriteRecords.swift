@@ -10,6 +10,10 @@ internal struct WriteRecords {
   /// Record positions by field and latest state; empty while there are at most `scanLimit`
   /// records (a scan is cheaper), and then holds every record.
   private var index: [RecordKey: Int] = [:]
+  /// Whether two records ever shared a key in this transaction (two lineages of one field that
+  /// ended in the same state, see `noteConvergence(at:)`): removing one from the index must then
+  /// leave the other's entry.
+  private var keysCollided = false
   /// The scheduled observers of the records, in the order the writes told them.
   private var observers: ContiguousArray<RecordObserver> = []
 
@@ -67,7 +71,7 @@ internal struct WriteRecords {
     let position: Int
     if let existing = recordPosition(table, key, latestSeen: seen) {
       position = existing
-      if !index.isEmpty { removeFromIndex(records[position]) }
+      if !index.isEmpty { removeFromIndex(records[position], at: position) }
       records[position].lastWriteOrder = order
       records[position].isLive = records[position].isLive && live
       // The field moves on from any state a replacement restored it to (see `noteRestored`).
@@ -88,10 +92,12 @@ internal struct WriteRecords {
         if records[position].latest == nil { records[position].original = nil }
       }
       if records[position].isReverted && seen != Stamp.none && newSeen != records[position].originalSeen {
-        if canRestoreStamp {
+        if canRestoreStamp && !isHeldByAnotherRecord(table, records[position].originalSeen, besides: position) {
           newSeen = records[position].originalSeen
         } else {
-          // Back to the same value under another stamp the observers never read: not a set-back.
+          // Back to the same value under another stamp the observers never read (or the stamp is
+          // where another lineage from the same state already went back: two copies of one
+          // state, both set back): not a set-back.
           records[position].isLive = false
         }
       }
@@ -110,6 +116,7 @@ internal struct WriteRecords {
     }
     // The record is passed by value: only when the index is in use (a copy retains what it holds).
     if !index.isEmpty || records.count > Self.scanLimit { addToIndex(records[position], at: position) }
+    if newSeen != Stamp.none { noteConvergence(at: position) }
     for observer in observers {
       // A field written over and over in one transaction (a store's state, action after action)
       // tells the same observers each time: one entry is enough (the flush merges repeats anyway).
@@ -135,9 +142,10 @@ internal struct WriteRecords {
       let record = records[position]
       guard !record.isRestored, !record.isReliedOn, record.originalSeen != Stamp.none,
         record.latestSeen != record.originalSeen, let slot = record.slot, storage.contains(slot),
-        holds(record.table, record.originalSeen)
+        holds(record.table, record.originalSeen),
+        !isHeldByAnotherRecord(record.table, record.originalSeen, besides: position)
       else { continue }
-      removeFromIndex(record)
+      removeFromIndex(record, at: position)
       records[position].isRestored = true
       records[position].latestSeen = record.originalSeen
       records[position].latest = record.original
@@ -168,6 +176,17 @@ internal struct WriteRecords {
     !records.isEmpty && recordPosition(table, key, latestSeen: latestSeen) != nil
   }
 
+  /// Whether a record other than the one at `position` left a value-type field of `table` in the
+  /// state `seen`: two lineages of one field cannot end in the same state (the records are found
+  /// by their latest state), so the one at `position` must not be set back there.
+  private func isHeldByAnotherRecord(_ table: ObserverTable, _ seen: UInt64, besides position: Int) -> Bool {
+    if !index.isEmpty {
+      guard let found = index[RecordKey(table: table, key: .unresolved, latestSeen: seen)] else { return false }
+      return found != position
+    }
+    return records.indices.contains { $0 != position && records[$0].table === table && records[$0].latestSeen == seen }
+  }
+
   private func recordPosition(_ table: ObserverTable, _ key: FieldKey, latestSeen: UInt64) -> Int? {
     if !index.isEmpty {
       return index[RecordKey(table: table, key: key, latestSeen: latestSeen)]
@@ -181,15 +200,43 @@ internal struct WriteRecords {
   private mutating func addToIndex(_ record: WriteRecord, at position: Int) {
     if index.isEmpty {
       guard records.count > Self.scanLimit else { return }
-      for (position, record) in records.enumerated() { index[RecordKey(record)] = position }
-    } else {
+      // The first record of a key keeps the entry (see `keysCollided`).
+      for (position, record) in records.enumerated() where index[RecordKey(record)] == nil {
+        index[RecordKey(record)] = position
+      }
+    } else if index[RecordKey(record)] == nil {
       index[RecordKey(record)] = position
     }
   }
 
-  private mutating func removeFromIndex(_ record: WriteRecord) {
+  private mutating func removeFromIndex(_ record: WriteRecord, at position: Int) {
     guard !index.isEmpty else { return }
-    index[RecordKey(record)] = nil
+    let key = RecordKey(record)
+    guard index[key] == position else { return }
+    // Another record with the same key takes the entry over.
+    index[key] = keysCollided ? records.indices.first { $0 != position && RecordKey(records[$0]) == key } : nil
+  }
+
+  /// Two lineages of one value-type field that end in the same state (copies of one state both
+  /// written, one set back or assigned another's state): which of them a later write from that
+  /// state continues cannot be told, so neither can be trusted as set back any more.
+  private mutating func noteConvergence(at position: Int) {
+    let others: [Int]
+    if index.isEmpty {
+      // At most `scanLimit` records.
+      let record = records[position]
+      others = records.indices.filter {
+        $0 != position && records[$0].table === record.table && records[$0].latestSeen == record.latestSeen
+      }
+    } else {
+      // The record that holds the key's entry, if another (a later one sharing it met this one).
+      guard let holder = index[RecordKey(records[position])], holder != position else { return }
+      others = [holder]
+    }
+    guard !others.isEmpty else { return }
+    keysCollided = true
+    records[position].isLive = false
+    for other in others where !records[other].isRestored { records[other].isLive = false }
   }
 
   // MARK: Draining into the flush
@@ -225,6 +272,7 @@ internal struct WriteRecords {
     records.empty()
     observers.empty()
     if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+    keysCollided = false
   }
 
   /// Tells `observer` that `record` dirties its next run, if it keeps causes.
