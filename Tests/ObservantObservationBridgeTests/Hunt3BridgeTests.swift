@@ -112,6 +112,9 @@ private final class H3Snapshots: @unchecked Sendable {
   var rows: [Int: H3Row] = [:]
 }
 
+/// The row stores' actions (they send none here; `Never` would make the scoping closure dead code).
+private enum H3RowAction: Sendable { case touch }
+
 @MainActor
 private func makeStore(_ snaps: H3Snapshots) -> Store<H3Lists, H3Feature.Action> {
   Store(initialState: H3Lists(a: [1, 2, 3], b: [4])) { (state: inout H3Lists, action: H3Feature.Action) in
@@ -269,7 +272,7 @@ struct Hunt3BridgeTests {
     ObservationBridge.withBridgeForTesting {
       let snaps = H3Snapshots()
       let store = makeStore(snaps)
-      let rows = store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) })
+      let rows = store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) })
       let one = rows.store(id: 1)!
       let two = rows.store(id: 2)!
       let w1 = AppleWatch("row1") { one.count }
@@ -306,10 +309,12 @@ struct Hunt3BridgeTests {
     ObservationBridge.withBridgeForTesting {
       let snaps = H3Snapshots()
       let store = makeStore(snaps)
-      let rowsA = store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) })
+      let rowsA = store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) })
       let one = rowsA.store(id: 1)!
       let idsA = AppleWatch("a ids") {
-        store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) }).ids.map { $0 }
+        store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) }).ids.map {
+          $0
+        }
       }
       let bCount = AppleWatch("b[1]") { store.b[id: 1]?.count }
       let w1 = AppleWatch("row1") { one.count }
@@ -326,7 +331,8 @@ struct Hunt3BridgeTests {
       idsA.check("restore"); bCount.check("restore")
       #expect(idsA.seen == [1, 2, 3])
       #expect(store.a[id: 1]?.count == 1 && store.b[id: 1]?.count == 2)
-      let again = store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) }).store(id: 1)!
+      let again = store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) })
+        .store(id: 1)!
       let w1b = AppleWatch("row1 again") { again.count }
       #expect(w1b.seen == 1)
       store.send(.inc(1))  // a[1] is found first: 2
@@ -410,7 +416,7 @@ struct Hunt3BridgeTests {
     ObservationBridge.withBridgeForTesting {
       let snaps = H3Snapshots()
       let store = makeStore(snaps)
-      let rows = store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) })
+      let rows = store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) })
       let one = rows.store(id: 1)!
       store.send(.inc(1))
       store.send(.saveRow(1))  // count 1
@@ -418,7 +424,9 @@ struct Hunt3BridgeTests {
       store.send(.inc(1))  // count 3
       let w = AppleWatch("row1") { one.count }
       let ids = AppleWatch("ids") {
-        store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) }).ids.map { $0 }
+        store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) }).ids.map {
+          $0
+        }
       }
       #expect(w.seen == 3)
       store.send(.removeAndAppendSaved(1))
@@ -441,7 +449,7 @@ struct Hunt3BridgeTests {
     ObservationBridge.withBridgeForTesting {
       let snaps = H3Snapshots()
       let store = makeStore(snaps)
-      let rows = store.scope(state: \.a, action: { (id: Int, _: Never) in H3Feature.Action.inc(id) })
+      let rows = store.scope(state: \.a, action: { (id: Int, _: H3RowAction) in H3Feature.Action.inc(id) })
       let two = rows.store(id: 2)!
       var seen: [Int] = []
       let reaction = Reaction("row2") { seen.append(two.count) }
