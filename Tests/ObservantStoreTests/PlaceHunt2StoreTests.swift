@@ -2,6 +2,7 @@
 import Foundation
 import Observant
 import ObservantStore
+import ObservantTestSupport
 import Testing
 
 // Place hunt 2 (store): row stores, nested row stores (items of a row), child and optional child
@@ -418,7 +419,8 @@ enum H2Run {
 
   static func hunt(multi: Bool) -> [String] {
     var failures: [String] = []
-    for seed in (1...30).map(UInt64.init) + [42, 777, 0xDEAD_BEEF] {
+    let seeds: [UInt64] = (1...30).map(UInt64.init) + [42, 777, 0xDEAD_BEEF]
+    for seed in seeds.prefix(RandomTestBudget.scaled(seeds.count)) {
       let steps = randomSteps(seed &* 1_000_003, count: 25)
       if replay(steps, multi: multi) != nil {
         let shrunk = shrink(steps, multi: multi)

@@ -2,6 +2,7 @@
 import Foundation
 import Observant
 import ObservantStore
+import ObservantTestSupport
 import Testing
 
 // Copies of rows inside a store's reducer: a row changed in one place, copied to another place
@@ -456,7 +457,8 @@ enum HuntStoreRun {
   }
 
   static func hunt(seeds: [UInt64], count: Int, steps: Int, swaps: Bool) -> [String] {
-    let count = ProcessInfo.processInfo.environment["OBSERVANT_HUNT_COUNT"].flatMap { Int($0) } ?? count
+    let count =
+      ProcessInfo.processInfo.environment["OBSERVANT_HUNT_COUNT"].flatMap { Int($0) } ?? RandomTestBudget.scaled(count)
     var failures: [String] = []
     for seed in seeds {
       for k in 0..<count {

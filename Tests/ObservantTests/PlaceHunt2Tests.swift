@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 import Foundation
 import Observant
+import ObservantTestSupport
 import Testing
 
 // Place hunt 2: derived values, TrackedValues and withTracking over copied / restored state;
@@ -582,7 +583,8 @@ struct PlaceHunt2Tests {
 
   static func hunt(multi: Bool) -> [String] {
     var failures: [String] = []
-    for seed: UInt64 in (1...40).map(UInt64.init) + [42, 777, 0xBEEF, 0xDEAD] {
+    let seeds: [UInt64] = (1...40).map(UInt64.init) + [42, 777, 0xBEEF, 0xDEAD]
+    for seed in seeds.prefix(RandomTestBudget.scaled(seeds.count)) {
       var g = RNG(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
       let txns = (0..<30).map { _ in (0...g.next(5)).map { _ in randomOp(&g) } }
       if replay(txns, multi: multi) != nil {

@@ -1,5 +1,6 @@
 import Foundation
 import Observant
+import ObservantTestSupport
 import Testing
 
 // Copies of value-type state that live in several places at once within one transaction: a value
@@ -668,7 +669,8 @@ enum HuntRun {
   /// Runs `count` random sequences per seed; the first few failures, shrunk.
   static func hunt(seeds: [UInt64], count: Int, transactions: Int, _ options: HuntOptions, multiRuns: Bool) -> [String]
   {
-    let count = ProcessInfo.processInfo.environment["OBSERVANT_HUNT_COUNT"].flatMap { Int($0) } ?? count
+    let count =
+      ProcessInfo.processInfo.environment["OBSERVANT_HUNT_COUNT"].flatMap { Int($0) } ?? RandomTestBudget.scaled(count)
     var failures: [String] = []
     for seed in seeds {
       for k in 0..<count {
