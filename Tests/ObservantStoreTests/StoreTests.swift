@@ -283,9 +283,17 @@ struct StoreTests {
         }
       }
       store.send(.start)
-      for _ in 0..<1000 where !flags.started.load(ordering: .relaxed) { await Task.yield() }
+      // Bounded by time, not by a number of yields: under a sanitizer on a loaded machine the
+      // effect's task may need many more turns to start (1,000 yields were not always enough).
+      let started = ContinuousClock.now
+      while !flags.started.load(ordering: .relaxed) && ContinuousClock.now - started < .seconds(60) {
+        await Task.yield()
+      }
     }
-    for _ in 0..<1000 where !flags.cancelled.load(ordering: .relaxed) { await Task.yield() }
+    let released = ContinuousClock.now
+    while !flags.cancelled.load(ordering: .relaxed) && ContinuousClock.now - released < .seconds(60) {
+      await Task.yield()
+    }
     let wasCancelled = flags.cancelled.load(ordering: .relaxed)
     #expect(wasCancelled)
   }
