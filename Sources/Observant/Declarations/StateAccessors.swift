@@ -146,11 +146,13 @@ extension StateRegistrar {
     _ storage: inout StateField<Value>, _ newValue: Value, field: StaticString
   ) {
     let onlyCopy = isKnownUniquelyReferenced(&tracking)
-    let live = onlyCopy || (InPlaceFrames.isInnermost(tracking, stamp: stamp) && InPlaceFrames.innermostIsAnchored)
+    let innermost = InPlaceFrames.isInnermost(tracking, stamp: stamp)
+    let live = onlyCopy || (innermost && InPlaceFrames.innermostIsAnchored)
+    let place = innermost ? InPlaceFrames.innermostFramePlace : 0
     let old = storage.stamp
     let ticket = tracking._writeTicket
     let (seen, opened) = tracking._announceFieldWrite(
-      field, owner: Owner.self, from: old, live: live, place: _place, isOnlyCopy: onlyCopy,
+      field, owner: Owner.self, from: old, live: live, place: place, isOnlyCopy: onlyCopy,
       values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
     storage.value = newValue
     storage.stamp = seen

@@ -67,8 +67,12 @@ internal enum InPlaceFrames {
   /// otherwise 0.
   @usableFromInline @inline(__always)
   static func innermostPlace(of registrar: TrackingRegistrar, stamp: UInt64) -> UInt64 {
-    isInnermost(registrar, stamp: stamp) ? observant_frame_place() : 0
+    isInnermost(registrar, stamp: stamp) ? innermostFramePlace : 0
   }
+
+  /// The innermost frame's place, whatever its value (0 when not known or not anchored).
+  @usableFromInline @inline(__always)
+  static var innermostFramePlace: UInt64 { observant_frame_place() }
 
   /// The place of the innermost frame if it is a container's (its value has no registrar) and
   /// anchored to live state; otherwise 0 (see `_WritePlace`).
