@@ -270,7 +270,7 @@ internal struct ContentDiff {
 extension ContentDiff: _StatePairVisitor {
   mutating func arrived<State: ObservableState>(_ new: State) {
     // An older copy of a value coming back: its readers may have read newer states.
-    if new.registrar.tracking.hasObservers { Reconciliation.reconcile(new) }
+    Reconciliation.reconcileArrival(new)
   }
 
   mutating func visit<State: ObservableState>(_ old: State, _ new: State) {

@@ -12,12 +12,41 @@ internal struct Reconciliation {
   /// Per registrar found in the subtree: its table and the field stamps of each place it occurs.
   private var found: [ObjectIdentifier: (table: ObserverTable, occurrences: [Set<UInt64>])] = [:]
   private var depth = 0
+  /// Only looking for a registrar with observers (see `reconcileArrival`): nothing is collected.
+  private var probing = false
+  /// While probing: a registrar with observers was found (the walk stops).
+  private var observed = false
 
   /// Reconciles the readers of `value`'s subtree.
   static func reconcile<Value>(_ value: Value) {
     var reconciliation = Reconciliation()
     reconciliation.collect(value)
     reconciliation.deliver()
+  }
+
+  /// Reconciles the readers of a value that arrived where another value (or none) was (an element
+  /// inserted, a state stored over another identity, an older copy of a value coming back), if any
+  /// state in its subtree has readers: those may have read newer states of its fields than it
+  /// holds. A reader of a nested state only (a store scoped from a row store to the row's child)
+  /// depends on the nested registrar alone, so the whole subtree is asked, not only the value's own
+  /// registrar.
+  ///
+  /// - Complexity: O(1) when the value holds no state or its own registrar has readers; otherwise
+  ///   a walk of its subtree that stops at the first state with readers.
+  static func reconcileArrival<Value>(_ value: Value) {
+    var probe = Reconciliation()
+    probe.probing = true
+    probe.collect(value)
+    if probe.observed { reconcile(value) }
+  }
+
+  /// `reconcileArrival(_:)` of a state, without asking what kind of value it is.
+  static func reconcileArrival<State: ObservableState>(_ state: State) {
+    guard _isArrivalObservable(state) else { return }
+    var probe = Reconciliation()
+    probe.probing = true
+    probe.collect(state: state)
+    if probe.observed { reconcile(state) }
   }
 
   /// Reconciles the readers of `value`'s subtree, which replaced the value stored at `address`
@@ -39,7 +68,7 @@ internal struct Reconciliation {
 
   mutating func collect<Value>(_ value: Value) {
     let flags = _TypeTraits.flags(of: Value.self)
-    guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return }
+    guard flags & _TypeTraits.mayHoldState != 0, depth < 64, !observed else { return }
     depth += 1
     defer { depth -= 1 }
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
@@ -64,13 +93,17 @@ internal struct Reconciliation {
 
   /// Collects one state value and everything it holds.
   mutating func collect<State: ObservableState>(state: State) {
+    if probing {
+      if state.registrar.tracking.hasObservers { observed = true }
+      if observed || _TypeTraits.flags(of: State.self) & _TypeTraits.holdsNestedState == 0 { return }
+    }
     let layout = StateLayout.of(State.self)
-    let stamps = Set(state._fieldStamps)
-    if let table = state.registrar.tracking.existingTable {
+    if !probing, let table = state.registrar.tracking.existingTable {
       let id = ObjectIdentifier(table)
       if found[id] == nil { found[id] = (table, []) }
-      found[id]!.occurrences.append(stamps)
+      found[id]!.occurrences.append(Set(state._fieldStamps))
     }
+    guard layout.holdsState else { return }
     withUnsafeBytes(of: state) { bytes in
       for field in layout.fields { field.storage._collect(at: bytes.baseAddress! + field.offset, into: &self) }
     }

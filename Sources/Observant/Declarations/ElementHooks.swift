@@ -42,12 +42,13 @@ extension ObservableState {
 
 extension ObservableState {
   /// An element arrived in a collection (inserted, or stored over an element of another
-  /// identity): if its readers read other states of its fields than it holds (an older copy
-  /// coming back), they are told. O(1) when nobody reads it.
+  /// identity): if the readers of it or of a state it holds read other states of their fields
+  /// than it holds (an older copy coming back), they are told. O(1) when nobody reads it and it
+  /// holds no state.
   @inlinable
   public static func _instanceDidArrive(_ element: Self) {
-    guard element.registrar.tracking.hasObservers else { return }
-    _reconcile(element)
+    guard _isArrivalObservable(element) else { return }
+    _reconcileArrival(element)
   }
 }
 

@@ -259,14 +259,14 @@ internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (
   (Value.self as! any _IdentifiedArrayVersions.Type)._tokens(at: value)
 }
 
-/// Reconciles the states an in-place mutation of a collection left with other stamps (see
-/// `_StateContainer._compareTokens`).
+/// Reconciles the states an in-place mutation of a collection left with other stamps, and those
+/// that arrived in it (see `_StateContainer._compareTokens`), when any state in them has readers.
 @usableFromInline
 internal struct _Reconciling: _StateVisitor {
   @inlinable init() {}
 
   @usableFromInline
   mutating func visit<State: ObservableState>(_ state: State) {
-    _reconcile(state)
+    _reconcileArrival(state)
   }
 }

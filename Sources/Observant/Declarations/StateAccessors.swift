@@ -99,7 +99,7 @@ extension StateRegistrar {
     // One transaction around both, so that what they dirty runs once the value is stored.
     _beginInPlaceMutation()
     _writeSlot(&storage, newValue, field: field)
-    _reconcile(newValue)
+    _reconcileArrival(newValue)
     _endInPlaceMutation()
   }
 
@@ -284,6 +284,20 @@ internal func _notifyNestedDifferences<Value>(old: Value, new: Value) {
 @usableFromInline
 internal func _reconcile<Value>(_ value: Value) {
   Reconciliation.reconcile(value)
+}
+
+/// Tells the readers of `value`'s subtree that read something it no longer holds, if any state in
+/// it has readers (see `Reconciliation.reconcileArrival`): for a value that arrived where another
+/// value (or none) was.
+@usableFromInline
+internal func _reconcileArrival<Value>(_ value: Value) {
+  Reconciliation.reconcileArrival(value)
+}
+
+/// `_reconcileArrival(_:)` of a state.
+@usableFromInline
+internal func _reconcileArrival<State: ObservableState>(_ state: State) {
+  Reconciliation.reconcileArrival(state)
 }
 
 /// `_reconcile(_:)` for a value that replaced, inside an in-place mutation, the value stored at

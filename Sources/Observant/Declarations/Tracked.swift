@@ -187,7 +187,7 @@ public struct Tracked<Value> {
       if nested || arriving { _beginInPlaceMutation() }
       if nested { _notifyNestedDifferences(old: storage.pointee.value, new: newValue) }
       defer {
-        if arriving { _reconcile(newValue) }
+        if arriving { _reconcileArrival(newValue) }
         if nested || arriving { _endInPlaceMutation() }
       }
       guard registrar.hasObservers else {

@@ -235,7 +235,7 @@ extension _StateContainer where Self: RandomAccessCollection, Element: Observabl
       // The states that arrived (an older copy of a value coming back) bring their readers up to
       // date.
       let known = Set(before.lazy.map(\.id))
-      for state in states where !known.contains(state.registrar.id.rawValue) && state.registrar.tracking.hasObservers {
+      for state in states where !known.contains(state.registrar.id.rawValue) {
         visitor.visit(state)
       }
       // Boxed as a setter boxes them (see `_changeValues`).
@@ -371,7 +371,7 @@ extension Dictionary: _StateContainer where Value: ObservableState {
       // The states that arrived (an older copy of a value coming back) bring their readers up to
       // date.
       for (key, element) in dictionary
-      where before[key]?.id != element.registrar.id.rawValue && element.registrar.tracking.hasObservers {
+      where before[key]?.id != element.registrar.id.rawValue {
         visitor.visit(element)
       }
       // Boxed as a setter boxes them (see `_changeValues`).

@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import _ObservantShims
 
 /// Cached answers to "what kind of value is this?" for the questions change detection asks.
@@ -36,6 +37,10 @@ internal enum _TypeTraits {
   @usableFromInline static var trivial: UInt32 { 1 << 9 }
   /// Values may hold observable state whose content a copy can change: walked by content diffs.
   @usableFromInline static var mayHoldState: UInt32 { 1 << 10 }
+  /// `ObservableState` with a tracked field whose value may hold observable state (a nested
+  /// state, an optional or a collection of states): what happens to the value concerns the
+  /// readers of other registrars than its own.
+  @usableFromInline static var holdsNestedState: UInt32 { 1 << 11 }
 
   /// The flags of `Value`: a look-up in the shims' table (see `observant_type_traits_get`), which
   /// a miss fills.
@@ -73,7 +78,21 @@ internal enum _TypeTraits {
     if flags & (identityComparable | observableState | optionalState | collectionOfStates | dictionaryOfStates) != 0 {
       flags |= mayHoldState
     }
+    if flags & observableState != 0, _fieldsMayHoldState(Value.self) { flags |= holdsNestedState }
     return flags
+  }
+
+  /// Whether a tracked field of the state type `type` holds a value that may hold observable
+  /// state: found by reflection, once per type (the answer is cached with the flags).
+  private static func _fieldsMayHoldState(_ type: Any.Type) -> Bool {
+    var holds = false
+    _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { _, _, fieldType, _ in
+      guard let field = fieldType as? any _StateFieldValueType.Type else { return true }
+      func mayHoldState<Value>(_: Value.Type) -> Bool { flags(of: Value.self) & _TypeTraits.mayHoldState != 0 }
+      holds = _openExistential(field._valueType, do: mayHoldState)
+      return !holds
+    }
+    return holds
   }
 }
 
@@ -96,4 +115,13 @@ extension _EquatableProbe: _EquatableProbing where T: Equatable {
 
 private func _elementsAreStates<Elements: Collection>(_: Elements.Type) -> Bool {
   Elements.Element.self is any ObservableState.Type
+}
+
+/// Whether a state that arrived somewhere (inserted, stored over another identity, an older copy
+/// coming back) may have readers to tell: its own registrar has readers, or it holds nested state,
+/// whose readers only a walk finds (see `Reconciliation.reconcileArrival`). O(1).
+@inlinable @inline(__always)
+internal func _isArrivalObservable<State: ObservableState>(_ state: State) -> Bool {
+  state.registrar.tracking.hasObservers
+    || _TypeTraits.flags(of: State.self) & _TypeTraits.holdsNestedState != 0
 }

@@ -34,6 +34,15 @@ public struct StateField<Value> {
 
 extension StateField: Sendable where Value: Sendable {}
 
+/// Lets the runtime ask a `StateField` it found by reflection for the type of its value.
+internal protocol _StateFieldValueType {
+  static var _valueType: Any.Type { get }
+}
+
+extension StateField: _StateFieldValueType {
+  static var _valueType: Any.Type { Value.self }
+}
+
 extension StateField: Equatable where Value: Equatable {
   /// Compares the values; stamps are bookkeeping.
   @inlinable
