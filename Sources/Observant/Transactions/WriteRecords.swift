@@ -221,22 +221,27 @@ internal struct WriteRecords {
   /// written, one set back or assigned another's state): which of them a later write from that
   /// state continues cannot be told, so neither can be trusted as set back any more.
   private mutating func noteConvergence(at position: Int) {
-    let others: [Int]
-    if index.isEmpty {
-      // At most `scanLimit` records.
-      let record = records[position]
-      others = records.indices.filter {
-        $0 != position && records[$0].table === record.table && records[$0].latestSeen == record.latestSeen
+    guard records.count > 1 else { return }
+    // Up to `scanLimit` records, every other record with this one's key; beyond, the record that
+    // holds the key's entry, if another (a later one sharing it met this one).
+    let scanning = index.isEmpty
+    let holder = scanning ? nil : index[RecordKey(records[position])]
+    if !scanning && (holder == nil || holder == position) { return }
+    var converged = false
+    for other in records.indices where other != position {
+      // Compared in place: a subscript of the array would copy the whole record.
+      let sameKey = records.withUnsafeBufferPointer {
+        scanning
+          ? $0[other].table === $0[position].table && $0[other].latestSeen == $0[position].latestSeen
+          : other == holder
       }
-    } else {
-      // The record that holds the key's entry, if another (a later one sharing it met this one).
-      guard let holder = index[RecordKey(records[position])], holder != position else { return }
-      others = [holder]
+      guard sameKey else { continue }
+      converged = true
+      if !records[other].isRestored { records[other].isLive = false }
     }
-    guard !others.isEmpty else { return }
+    guard converged else { return }
     keysCollided = true
     records[position].isLive = false
-    for other in others where !records[other].isRestored { records[other].isLive = false }
   }
 
   // MARK: Draining into the flush
