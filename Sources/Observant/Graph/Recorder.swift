@@ -219,11 +219,18 @@ internal final class Recorder {
   private func updateGuard(of dependency: Dependency, firstReadThisRun: Bool) {
     // The common case, no guards at all, touches no reference count.
     if currentGuardIdentity == nil && dependency.guardedBy == nil { return }
-    let old = dependency.guardedBy
-    let new = firstReadThisRun ? currentGuard : (old === currentGuard ? old : nil)
-    if new !== old {
-      guardedCount += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
-      dependency.guardedBy = new
+    // Compared by identity, so that an unchanged guard touches no reference count either.
+    let oldIsNil = dependency.guardedBy == nil
+    let oldIsCurrent = dependency.guardedBy === currentGuard
+    if firstReadThisRun {
+      // Guarded by the current guard (or by none).
+      guard !oldIsCurrent else { return }
+      guardedCount += (currentGuardIdentity == nil ? 0 : 1) - (oldIsNil ? 0 : 1)
+      dependency.guardedBy = currentGuard
+    } else if !oldIsCurrent && !oldIsNil {
+      // Read under another guard as well: unguarded.
+      guardedCount -= 1
+      dependency.guardedBy = nil
     }
   }
 
