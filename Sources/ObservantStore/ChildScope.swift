@@ -90,7 +90,12 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
       invalidate()
       return 1
     }
-    return 1 + acceptCommittedState(state)
+    let examined = acceptCommittedState(state)
+    // The slot changed but the state is the same one: it may be another copy of it (an older copy
+    // come back in the payload of an enum that reports every write), whose readers read other
+    // states of its fields.
+    if examined == 0 && stateIsObservable { _reconcileReaders(of: state) }
+    return 1 + examined
   }
 
   /// The state kept (see `keepsState`), or else the state within the parent's last state (a store

@@ -26,38 +26,31 @@ struct NestedArrivalStoreTests {
     return (inner, reader)
   }
 
-  @Test("the row removed and the rows restored from a snapshot taken before the change")
-  func removedThenRowsRestored() {
+  /// How row 1 is saved before the change, and how, in one send, an older copy of it comes back.
+  enum Return: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case rowsRestoredAfterRemoval = "the row removed and the rows restored from a snapshot taken before the change"
+    case freshThenOlderCopy = "the row replaced by a new value of its identity, then by an older copy of itself"
+    case removedThenAppended = "the row removed and an older copy appended"
+
+    var save: [HuntStore.Op] { self == .rowsRestoredAfterRemoval ? [.saveRows] : [.save(.rows, id: 1)] }
+    var comeBack: [HuntStore.Op] {
+      switch self {
+      case .rowsRestoredAfterRemoval: [.remove(.rows, id: 1), .restoreRows(stash: 0, to: .rows)]
+      case .freshThenOlderCopy: [.fresh(.rows, id: 1), .restore(stash: 0, to: .rows)]
+      case .removedThenAppended: [.remove(.rows, id: 1), .restore(stash: 0, to: .rows)]
+      }
+    }
+    var testDescription: String { rawValue }
+  }
+
+  @Test("row 1's inner store, after an older copy of the row came back", arguments: Return.allCases)
+  func olderRowCameBack(_ way: Return) {
     let store = make()
-    store.send(.ops([.saveRows]))
+    store.send(.ops(way.save))
     let (inner, reader) = innerReader(store)
     inner.send(2)
     #expect(reader.shown == 2)
-    store.send(.ops([.remove(.rows, id: 1), .restoreRows(stash: 0, to: .rows)]))
-    #expect(reader.stale == nil)
-    #expect(reader.shown == 0)
-    reader.reaction.cancel()
-  }
-
-  @Test("the row replaced by a new value of its identity, then by an older copy of itself")
-  func freshThenOlderCopy() {
-    let store = make()
-    store.send(.ops([.save(.rows, id: 1)]))
-    let (inner, reader) = innerReader(store)
-    inner.send(2)
-    store.send(.ops([.fresh(.rows, id: 1), .restore(stash: 0, to: .rows)]))
-    #expect(reader.stale == nil)
-    #expect(reader.shown == 0)
-    reader.reaction.cancel()
-  }
-
-  @Test("the row removed and an older copy appended")
-  func removedThenAppended() {
-    let store = make()
-    store.send(.ops([.save(.rows, id: 1)]))
-    let (inner, reader) = innerReader(store)
-    inner.send(2)
-    store.send(.ops([.remove(.rows, id: 1), .restore(stash: 0, to: .rows)]))
+    store.send(.ops(way.comeBack))
     #expect(reader.stale == nil)
     #expect(reader.shown == 0)
     reader.reaction.cancel()

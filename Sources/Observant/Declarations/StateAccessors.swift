@@ -48,7 +48,8 @@ extension StateRegistrar {
       let flags = _TypeTraits.flags(of: Value.self)
       if flags & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0 {
         _writeCollectionOfStates(&storage, newValue, field: field)
-      } else if flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0 {
+      } else if flags & _TypeTraits.mayHoldState != 0 {
+        // A state, an optional of one, an `IdentityComparable` enum whose payload may be one.
         _writeArrivingState(&storage, newValue, field: field)
       } else {
         _writeSlot(&storage, newValue, field: field)
@@ -284,6 +285,14 @@ internal func _notifyNestedDifferences<Value>(old: Value, new: Value) {
 @usableFromInline
 internal func _reconcile<Value>(_ value: Value) {
   Reconciliation.reconcile(value)
+}
+
+/// For a store that was handed another copy of the state it showed (the same identity, through a
+/// path that reports every write, such as the payload of an enum that is not
+/// `IdentityComparable`): the readers of `value`'s subtree that read something it does not hold
+/// hear it. Nothing happens when nobody reads a state in it.
+package func _reconcileReaders<Value>(of value: Value) {
+  Reconciliation.reconcileArrival(value)
 }
 
 /// Tells the readers of `value`'s subtree that read something it no longer holds, if any state in

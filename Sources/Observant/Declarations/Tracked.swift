@@ -183,7 +183,8 @@ public struct Tracked<Value> {
       let nested = flags & (_TypeTraits.collectionOfStates | _TypeTraits.dictionaryOfStates) != 0
       // Another state (or none): the readers of the state that arrives hear what it holds that
       // they did not read (an older copy of a value coming back).
-      let arriving = flags & (_TypeTraits.observableState | _TypeTraits.optionalState) != 0
+      // (A state, an optional of one, an `IdentityComparable` enum whose payload may be one.)
+      let arriving = !nested && flags & _TypeTraits.mayHoldState != 0
       if nested || arriving { _beginInPlaceMutation() }
       if nested { _notifyNestedDifferences(old: storage.pointee.value, new: newValue) }
       defer {
