@@ -30,6 +30,9 @@ struct FuzzTransaction: CustomStringConvertible {
     /// Restores snapshot `slot`: by assignment (`holder.root = snapshot`), or in place
     /// (`holder.root.restore(snapshot)`, `state = snapshot` in a reducer).
     case restore(slot: Int, inPlace: Bool)
+    /// Gives the node at `path` back one part of its state in snapshot `slot` (an older copy
+    /// coming back), after a detour in the same transaction: another state, or none, first.
+    case restorePart(slot: Int, path: NodePath, part: RestoredPart)
   }
 
   /// Store mode: the store that sends (its node's path); plain mode: always the root.
@@ -58,7 +61,7 @@ struct FuzzTransaction: CustomStringConvertible {
     case .mutations(let mutations):
       // A store reaches an enum payload by taking it out, mutating the copy and putting it back.
       target.contains { $0 == .slot || $0 == .left || $0 == .right } || mutations.contains(where: \.writesThroughCopy)
-    case .editDraft: true
+    case .editDraft, .restorePart: true
     default: false
     }
   }
@@ -101,6 +104,8 @@ struct FuzzTransaction: CustomStringConvertible {
     case .snapshot(let slot): return "snapshot[\(slot)] = copy of root"
     case .restore(let slot, let inPlace):
       return inPlace ? "restore snapshot[\(slot)] in place" : "root = snapshot[\(slot)]"
+    case .restorePart(let slot, let path, let part):
+      return "\(describe(path)): \(part.detour); .\(part) = snapshot[\(slot)]'s (an older copy back)"
     }
   }
 }
@@ -305,15 +310,20 @@ private final class World {
 
   func randomTransaction(using random: inout SeededRandom) -> FuzzTransaction {
     let root = withoutTracking { mode == .plain ? holder.root : store.state }
-    if random.chance(0.15) {
-      switch random.int(0...5) {
+    if random.chance(0.18) {
+      switch random.int(0...6) {
       case 0: return FuzzTransaction(.takeDraft(random.path(in: root, depth: 3), slot: random.int(0...1)))
       case 1, 2:
         return FuzzTransaction(
           .editDraft(slot: random.int(0...1), delta: random.pick([-1, 1, 2]), label: random.pick(["a", "b", "d"])))
       case 3: return FuzzTransaction(.saveDraft(slot: random.int(0...1)))
       case 4: return FuzzTransaction(.snapshot(slot: random.int(0...1)))
-      default: return FuzzTransaction(.restore(slot: random.int(0...1), inPlace: random.chance(0.5)))
+      case 5: return FuzzTransaction(.restore(slot: random.int(0...1), inPlace: random.chance(0.5)))
+      default:
+        return FuzzTransaction(
+          .restorePart(
+            slot: random.int(0...1), path: random.path(in: root, depth: 3),
+            part: random.pick(RestoredPart.allCases)))
       }
     }
     let count = random.int(1...3)
@@ -384,6 +394,13 @@ private final class World {
         if inPlace { holder.root.restore(snapshot) } else { holder.root = snapshot }
       case .store:
         store.send(.restoreRoot(snapshot))
+      }
+    case .restorePart(let slot, let path, let part):
+      guard let saved = snapshots[slot].flatMap({ resolve($0, path[...]) }) else { break }
+      switch mode {
+      case .plain:
+        Observant.transaction { _ = modify(&holder.root, path[...]) { part.restore(from: saved, into: &$0) } }
+      case .store: store.send(.restorePart(path, saved, part))
       }
     }
     if mode == .store,

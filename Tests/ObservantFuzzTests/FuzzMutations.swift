@@ -414,3 +414,57 @@ extension SeededRandom {
     }
   }
 }
+
+/// A part of a node that an older copy of it gives back (`FuzzTransaction.Kind.restorePart`),
+/// after a detour through another state, or none, in the same transaction: the states that come
+/// back are older copies of what their readers may have read newer states of.
+enum RestoredPart: CaseIterable, Sendable, CustomStringConvertible {
+  case choice, slot, leaf, pinned, rows, firstRow
+
+  var description: String {
+    switch self {
+    case .choice: "choice"
+    case .slot: "slot"
+    case .leaf: "leaf"
+    case .pinned: "pinned"
+    case .rows: "rows"
+    case .firstRow: "rows[first]"
+    }
+  }
+
+  /// What the transaction does first.
+  var detour: String {
+    switch self {
+    case .choice: "choice = .plain(7)"
+    case .slot: "slot = .empty"
+    case .leaf: "leaf = nil"
+    case .pinned: "pinned = Leaf()"
+    case .rows: "rows.removeFirst"
+    case .firstRow: "rows[first] = Node(same id)"
+    }
+  }
+
+  func restore(from saved: Node, into node: inout Node) {
+    switch self {
+    case .choice:
+      node.choice = .plain(7)
+      node.choice = saved.choice
+    case .slot:
+      node.slot = .empty
+      node.slot = saved.slot
+    case .leaf:
+      node.leaf = nil
+      node.leaf = saved.leaf
+    case .pinned:
+      node.pinned = Leaf()
+      node.pinned = saved.pinned
+    case .rows:
+      if let first = node.rows.first { node.rows.remove(id: first.id) }
+      node.rows = saved.rows
+    case .firstRow:
+      guard let row = saved.rows.first, node.rows[id: row.id] != nil else { return }
+      node.rows[id: row.id] = Node(id: row.id)
+      node.rows[id: row.id] = row
+    }
+  }
+}

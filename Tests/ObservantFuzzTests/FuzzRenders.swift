@@ -139,6 +139,8 @@ indirect enum NodeAction: Sendable {
   case assign(NodePath, Node)
   /// Restores an undo snapshot of the whole state (`state = snapshot` in the reducer).
   case restoreRoot(Node)
+  /// Gives the node at the path back a part of `saved`, an older copy of it, after a detour.
+  case restorePart(NodePath, Node, RestoredPart)
   case row(id: Int, NodeAction)
   case slot(NodeAction)
   case left(NodeAction)
@@ -157,6 +159,8 @@ enum NodeFeature {
       assign(node, at: path, in: &state)
     case .restoreRoot(let snapshot):
       state = snapshot
+    case .restorePart(let path, let saved, let part):
+      modify(&state, path[...]) { part.restore(from: saved, into: &$0) }
     case .row(let id, let action):
       modify(&state, [.row(id)]) { _ = reduce(&$0, action) }
     case .slot(let action):
