@@ -3,6 +3,31 @@ import Testing
 
 @Suite("OrderedSet basics")
 struct OrderedSetTests {
+  @Test(
+    "integer elements of any pattern are found, inserted and removed (Int is hashed by its own mixer)",
+    arguments: [
+      ("sequential", (0..<3_000).map { $0 }),
+      ("negative", (0..<3_000).map { -$0 - 1 }),
+      ("multiples of 2^32", (0..<3_000).map { $0 << 32 }),
+      ("multiples of 2^40", (0..<3_000).map { $0 << 40 }),
+      ("high bit", (0..<3_000).map { Int.min | $0 }),
+      ("multiples of 1024", (0..<3_000).map { $0 * 1024 }),
+    ])
+  func integerPatterns(_ name: String, _ values: [Int]) {
+    var set = OrderedSet(values)
+    set._checkInvariants()
+    #expect(set.count == values.count, "\(name)")
+    #expect(values.enumerated().allSatisfy { set.firstIndex(of: $1) == $0 }, "\(name)")
+    #expect(!set.contains(7 << 50 | 3), "\(name)")
+    let removed = values.filter { $0 % 3 == 0 }
+    for value in removed { _ = set.remove(value) }
+    set._checkInvariants()
+    #expect(values.allSatisfy { set.contains($0) == (($0 % 3) != 0) }, "\(name)")
+    #expect(set.append(removed[0]).inserted, "\(name)")
+    #expect(set.firstIndex(of: removed[0]) == set.count - 1, "\(name)")
+    set._checkInvariants()
+  }
+
   @Test("an empty set has no elements")
   func empty() {
     let set = OrderedSet<Int>()

@@ -14,7 +14,7 @@
 @usableFromInline
 internal struct _HashIndex: Sendable {
   /// The buckets. `0` marks an empty bucket; any other entry is `fragment << 32 | (offset + 1)`,
-  /// where `fragment` is the low 32 bits of the element's hash value. The bucket count is zero (no
+  /// where `fragment` is 32 bits of the element's hash (see `_fragment(of:)`). The bucket count is zero (no
   /// table) or a power of two between ``minimumBucketCount`` and ``maximumBucketCount``.
   @usableFromInline
   internal var _buckets: ContiguousArray<UInt64>
@@ -104,9 +104,29 @@ extension _HashIndex {
   }
 
   /// The hash bits an entry keeps for `element`.
+  ///
+  /// `Int` elements (the usual ids) are mixed here, with a finalizer of a few multiplications and
+  /// shifts, instead of by `Hasher` (SipHash: about 90 instructions a look-up); other types use
+  /// their `hashValue`. In specialized code the test folds away.
   @inlinable @inline(__always)
   internal static func _fragment<Element: Hashable>(of element: Element) -> UInt32 {
-    UInt32(truncatingIfNeeded: element.hashValue)
+    if Element.self == Int.self { return _mixedFragment(UInt64(UInt(bitPattern: element as! Int))) }
+    return UInt32(truncatingIfNeeded: element.hashValue)
+  }
+
+  /// 32 well-mixed bits of `value`: MurmurHash3's 64-bit finalizer (a bijection in which every
+  /// input bit affects every output bit) of `value` combined with a seed that differs from process
+  /// to process, as `Hasher`'s does (the address of this type's metadata, placed by address-space
+  /// layout randomization), so that colliding ids cannot be chosen in advance.
+  @inlinable @inline(__always)
+  internal static func _mixedFragment(_ value: UInt64) -> UInt32 {
+    var mixed = value ^ UInt64(UInt(bitPattern: ObjectIdentifier(_HashIndex.self)))
+    mixed ^= mixed &>> 33
+    mixed &*= 0xff51_afd7_ed55_8ccd
+    mixed ^= mixed &>> 33
+    mixed &*= 0xc4ce_b9fe_1a85_ec53
+    mixed ^= mixed &>> 33
+    return UInt32(truncatingIfNeeded: mixed)
   }
 
   /// The bucket where probing for `fragment` starts.
