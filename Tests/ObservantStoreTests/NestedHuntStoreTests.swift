@@ -165,23 +165,8 @@ extension IdentifiedArray {
   mutating func nhsRestore(_ saved: Self) { self = saved }
 }
 
-@MainActor
-final class NHSReader {
-  let name: String
-  var shown = Int.min
-  var reaction: Reaction!
-  let truth: @MainActor () -> Int?
-  init(_ name: String, read: @escaping @MainActor () -> Int, truth: @escaping @MainActor () -> Int?) {
-    self.name = name
-    self.truth = truth
-    reaction = Reaction(name) { [unowned self] in self.shown = read() }
-  }
-  var runs: Int { reaction.runCount }
-  var stale: String? {
-    guard let t = truth(), t != shown else { return nil }
-    return "\(name) shows \(shown), state holds \(t)"
-  }
-}
+/// A store reader that keeps what it showed (see `HuntStoreReader`).
+typealias NHSReader = HuntStoreReader
 
 @MainActor
 @Suite("Nested hunt: stores of a nested state")

@@ -269,6 +269,7 @@ final class HuntStoreReader {
     self.truth = truth
     reaction = Reaction(name) { [unowned self] in self.shown = read() }
   }
+  var runs: Int { reaction.runCount }
   var stale: String? {
     guard let t = truth(), t != shown else { return nil }
     return "\(name) shows \(shown), state \(t)"

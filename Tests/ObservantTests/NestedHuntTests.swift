@@ -1102,17 +1102,8 @@ final class NHRunner {
   }
 }
 
-struct NHRandom {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
+/// The hunt's generator (see `SplitMix64`).
+typealias NHRandom = SplitMix64
 
 /// Readers for the random search: nested-only readers of places that keep their identity.
 func nhSearchReaders(_ m: NHModel) -> [NHView] {

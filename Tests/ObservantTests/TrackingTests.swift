@@ -1,6 +1,7 @@
 import Dispatch
 import Observant
 import Synchronization
+import ObservantTestSupport
 import Testing
 
 @Suite("Tracking contract")
@@ -410,15 +411,5 @@ final class Document: Trackable, @unchecked Sendable {
   }
 }
 
-/// A small fixed-seed generator (SplitMix64), for shuffles that are the same every run.
-private struct FixedOrder: RandomNumberGenerator {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}
+/// A fixed-seed generator, for shuffles that are the same every run.
+private typealias FixedOrder = SplitMix64
