@@ -37,8 +37,12 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   private let state = Mutex(RunState())
   /// A run was handed to the reaction's isolation and has not started yet.
   private let handedOff = Atomic<Bool>(false)
+  /// Every hand-off since the last handed-off run started was only told that derived values the
+  /// reaction read may have changed: the run checks them first, as a run in the flush does (see
+  /// `runIfNeeded(in:onlyIfInputsChanged:)`).
+  private let handedOffOnlyIfInputsChanged = Atomic<Bool>(true)
   /// Consecutive turns in which a `.mainActor`-scheduled reaction's own run dirtied it again (see
-  /// `scheduleElsewhere()`).
+  /// `scheduleElsewhere(onlyIfInputsChanged:)`).
   private let selfDirtiedTurns = Atomic<Int>(0)
   /// Whether the causes of runs are recorded (see `RunCause`).
   private let recordingCauses = Atomic<Bool>(false)
@@ -191,9 +195,12 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// platforms, one of a custom actor) is handed off again only `Reaction.maximumFlushRounds`
   /// times in a row: one more is a runaway, reported like a flush's, and the reaction is left
   /// dirty until a change from elsewhere hands it off again (see `selfDirtiedTurns`).
-  override func scheduleElsewhere() {
+  override func scheduleElsewhere(onlyIfInputsChanged: Bool) {
     guard !isCancelled else { return }
     guard admitHandOff() else { return }
+    // Before the hand-off is claimed: a run already handed off and not started absorbs this one,
+    // and must then run whatever its derived values say.
+    if !onlyIfInputsChanged { handedOffOnlyIfInputsChanged.store(false, ordering: .releasing) }
     guard handedOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
       return
     }
@@ -247,9 +254,12 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// The handed-off run, on the reaction's isolation.
   private func runHandedOffNow() {
     handedOff.store(false, ordering: .releasing)
+    // Taken after the hand-off is released: a hand-off from now on is a new one (with its own
+    // flag); one that came before is absorbed by this run.
+    let onlyIfInputsChanged = handedOffOnlyIfInputsChanged.exchange(true, ordering: .acquiringAndReleasing)
     let context = TransactionContext.current
     context.begin()
-    runIfNeeded(in: context)
+    runIfNeeded(in: context, onlyIfInputsChanged: onlyIfInputsChanged)
     endRunTransaction(context)
   }
 

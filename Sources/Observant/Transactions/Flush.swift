@@ -85,7 +85,7 @@ extension TransactionContext {
     let observer = entry.observer
     guard observer.lastRunStamp < entry.order else { return }  // already saw the change
     if observer.runsElsewhere() {
-      observer.scheduleElsewhere()
+      observer.scheduleElsewhere(onlyIfInputsChanged: entry.onlyIfInputsChanged)
     } else {
       observer.runScheduled(in: self, onlyIfInputsChanged: entry.onlyIfInputsChanged)
     }

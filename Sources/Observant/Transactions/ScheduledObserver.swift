@@ -38,8 +38,9 @@ internal class ScheduledObserver: Observer, @unchecked Sendable {
   /// isolation); the flush hands it to `defer(to:)` instead of running it.
   func runsElsewhere() -> Bool { false }
 
-  /// Hands a run to the observer's own isolation (called instead of `runScheduled`).
-  func scheduleElsewhere() {}
+  /// Hands a run to the observer's own isolation (called instead of `runScheduled`, with the same
+  /// meaning of `onlyIfInputsChanged`).
+  func scheduleElsewhere(onlyIfInputsChanged: Bool) {}
 
   /// How many rounds a flush of these observers may take (see `Reaction.maximumFlushRounds`).
   class var maximumFlushRounds: Int { FlushLimits.defaultRounds }

@@ -19,7 +19,7 @@ internal final class TransactionContext {
 
   /// The scheduled observer whose run opened the transaction now ending, while its flush runs:
   /// observers that hand their runs elsewhere tell from it that their own run dirtied them again
-  /// (see `ReactionCore.scheduleElsewhere()`).
+  /// (see `ReactionCore.scheduleElsewhere(onlyIfInputsChanged:)`).
   @exclusivity(unchecked) var endingRunOf: ObjectIdentifier?
   /// The writes of the current transaction (drained by the flush).
   @exclusivity(unchecked) var writes = WriteRecords()
