@@ -159,9 +159,11 @@ struct EcoHuntStoreTests {
     var bound: [(Int, Store<EHS.Row, EHS.RowAction>, Cell)] = []
     func rebind() {
       for (_, _, cell) in bound { pool.enqueue(cell) }
-      let rows = store.scope(state: \.rows, action: EHS.Action.row)
-      bound = rows.map { row in
-        (row.id, row, pool.dequeue(for: row.id) { row.withState { "\($0.id):\($0.x):\($0.inner.z)" } })
+      // A loop, not `map`: the cells are dequeued on the main actor (a `map` closure is not
+      // isolated, and the optimized build rejects sending the pool into it).
+      bound = []
+      for row in store.scope(state: \.rows, action: EHS.Action.row) {
+        bound.append((row.id, row, pool.dequeue(for: row.id) { row.withState { "\($0.id):\($0.x):\($0.inner.z)" } }))
       }
     }
     rebind()
