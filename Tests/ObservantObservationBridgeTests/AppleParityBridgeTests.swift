@@ -662,7 +662,11 @@ struct AppleParityBridgeTests {
       }
       ObservationBridge.withBridgeForTesting { lock.withLock { _ in model.value = -1 } }
       if counts.contains(where: { $0.value == 0 }) { missed += 1 }
-      #expect(counts.allSatisfy { $0.value <= 1 }, "round \(round): \(counts.map(\.value))")
+      // At least once, not exactly once (ObservationBridge's documentation, "A write racing with
+      // withObservationTracking"): the writer on another thread may land while Apple installs a
+      // scope, which then keeps its observations and hears the later write too. Two writes: at
+      // most two calls. (Seen once under the thread sanitizer: [2, 1, 1, 1].)
+      #expect(counts.allSatisfy { $0.value <= 2 }, "round \(round): \(counts.map(\.value))")
     }
     #expect(missed == 0)
   }
