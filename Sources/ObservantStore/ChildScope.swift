@@ -91,10 +91,10 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
       return 1
     }
     let examined = acceptCommittedState(state)
-    // The slot changed but the state is the same one: it may be another copy of it (an older copy
-    // come back in the payload of an enum that reports every write), whose readers read other
-    // states of its fields.
-    if examined == 0 && stateIsObservable { _reconcileReaders(of: state) }
+    // The slot changed and the state kept its identity (or nothing below was re-examined): it may
+    // be another copy of it (an older copy come back in the payload of an enum that reports every
+    // write), whose readers read other states of its fields.
+    if examined == 0 && stateIsObservable { _reconcileArrival(state) }
     return 1 + examined
   }
 

@@ -34,19 +34,20 @@ internal struct Reconciliation {
   /// - Complexity: O(1) when the value holds no state or its own registrar has readers; otherwise
   ///   a walk of its subtree that stops at the first state with readers.
   static func reconcileArrival<Value>(_ value: Value) {
-    var probe = Reconciliation()
-    probe.probing = true
-    probe.collect(value)
-    if probe.observed { reconcile(value) }
+    if isObserved({ $0.collect(value) }) { reconcile(value) }
   }
 
   /// `reconcileArrival(_:)` of a state, without asking what kind of value it is.
   static func reconcileArrival<State: ObservableState>(_ state: State) {
-    guard _isArrivalObservable(state) else { return }
+    if isObserved({ $0.collect(state: state) }) { reconcile(state) }
+  }
+
+  /// Whether a registrar with observers is found by `walk` (which stops at the first).
+  private static func isObserved(_ walk: (inout Reconciliation) -> Void) -> Bool {
     var probe = Reconciliation()
     probe.probing = true
-    probe.collect(state: state)
-    if probe.observed { reconcile(state) }
+    walk(&probe)
+    return probe.observed
   }
 
   /// Reconciles the readers of `value`'s subtree, which replaced the value stored at `address`
@@ -95,15 +96,15 @@ internal struct Reconciliation {
   mutating func collect<State: ObservableState>(state: State) {
     if probing {
       if state.registrar.tracking.hasObservers { observed = true }
-      if observed || _TypeTraits.flags(of: State.self) & _TypeTraits.holdsNestedState == 0 { return }
-    }
-    let layout = StateLayout.of(State.self)
-    if !probing, let table = state.registrar.tracking.existingTable {
+      if observed { return }
+    } else if let table = state.registrar.tracking.existingTable {
       let id = ObjectIdentifier(table)
       if found[id] == nil { found[id] = (table, []) }
       found[id]!.occurrences.append(Set(state._fieldStamps))
     }
-    guard layout.holdsState else { return }
+    // Nothing below it to walk: no field holds state.
+    guard _TypeTraits.flags(of: State.self) & _TypeTraits.holdsNestedState != 0 else { return }
+    let layout = StateLayout.of(State.self)
     withUnsafeBytes(of: state) { bytes in
       for field in layout.fields { field.storage._collect(at: bytes.baseAddress! + field.offset, into: &self) }
     }

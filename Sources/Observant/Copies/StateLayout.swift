@@ -16,9 +16,6 @@ internal struct StateLayout: @unchecked Sendable {
   let registrarOffset: Int?
   let registrarType: (any _AnyStateRegistrar.Type)?
   let fields: [Field]
-  /// Some field's value may hold observable state (see `_TypeTraits.mayHoldState`): walks of the
-  /// value's subtree go into its fields.
-  let holdsState: Bool
 
   private static let cache = Mutex<[ObjectIdentifier: StateLayout]>([:])
 
@@ -38,9 +35,7 @@ internal struct StateLayout: @unchecked Sendable {
       }
       return true
     }
-    let layout = StateLayout(
-      registrarOffset: registrarOffset, registrarType: registrarType, fields: fields,
-      holdsState: fields.contains { $0.storage._mayHoldState })
+    let layout = StateLayout(registrarOffset: registrarOffset, registrarType: registrarType, fields: fields)
     cache.withLock { $0[id] = layout }
     return layout
   }
@@ -48,8 +43,6 @@ internal struct StateLayout: @unchecked Sendable {
 
 /// Lets the runtime read a `StateField` whose value type it knows only at run time.
 internal protocol _AnyStateField {
-  /// Whether the field's value may hold observable state (see `_TypeTraits.mayHoldState`).
-  static var _mayHoldState: Bool { get }
   /// The stamp of the field stored at `address`.
   static func _stamp(at address: UnsafeRawPointer) -> UInt64
   /// Notifies the readers of observable state held in the two fields whose content differs
@@ -77,8 +70,6 @@ extension _AnyStateField {
 }
 
 extension StateField: _AnyStateField {
-  static var _mayHoldState: Bool { _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 }
-
   static func _stamp(at address: UnsafeRawPointer) -> UInt64 {
     address.assumingMemoryBound(to: StateField<Value>.self).pointee.stamp
   }

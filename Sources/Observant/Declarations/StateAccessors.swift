@@ -287,19 +287,12 @@ internal func _reconcile<Value>(_ value: Value) {
   Reconciliation.reconcile(value)
 }
 
-/// For a store that was handed another copy of the state it showed (the same identity, through a
-/// path that reports every write, such as the payload of an enum that is not
-/// `IdentityComparable`): the readers of `value`'s subtree that read something it does not hold
-/// hear it. Nothing happens when nobody reads a state in it.
-package func _reconcileReaders<Value>(of value: Value) {
-  Reconciliation.reconcileArrival(value)
-}
-
 /// Tells the readers of `value`'s subtree that read something it no longer holds, if any state in
 /// it has readers (see `Reconciliation.reconcileArrival`): for a value that arrived where another
-/// value (or none) was.
+/// value (or none) was, or another copy of the state a store showed, handed to it through a path
+/// that reports every write (the payload of an enum that is not `IdentityComparable`).
 @usableFromInline
-internal func _reconcileArrival<Value>(_ value: Value) {
+package func _reconcileArrival<Value>(_ value: Value) {
   Reconciliation.reconcileArrival(value)
 }
 

@@ -222,24 +222,24 @@ internal struct WriteRecords {
   /// state continues cannot be told, so neither can be trusted as set back any more.
   private mutating func noteConvergence(at position: Int) {
     guard records.count > 1 else { return }
-    // Up to `scanLimit` records, every other record with this one's key; beyond, the record that
-    // holds the key's entry, if another (a later one sharing it met this one).
-    let scanning = index.isEmpty
-    let holder = scanning ? nil : index[RecordKey(records[position])]
-    if !scanning && (holder == nil || holder == position) { return }
-    var converged = false
-    for other in records.indices where other != position {
-      // Compared in place: a subscript of the array would copy the whole record.
-      let sameKey = records.withUnsafeBufferPointer {
-        scanning
-          ? $0[other].table === $0[position].table && $0[other].latestSeen == $0[position].latestSeen
-          : other == holder
+    if index.isEmpty {
+      // At most `scanLimit` records: every other record with this one's key, compared in place (a
+      // subscript of the array would copy the whole record).
+      var converged = false
+      for other in records.indices where other != position {
+        let sameKey = records.withUnsafeBufferPointer {
+          $0[other].table === $0[position].table && $0[other].latestSeen == $0[position].latestSeen
+        }
+        guard sameKey else { continue }
+        converged = true
+        if !records[other].isRestored { records[other].isLive = false }
       }
-      guard sameKey else { continue }
-      converged = true
-      if !records[other].isRestored { records[other].isLive = false }
+      guard converged else { return }
+    } else {
+      // The record that holds the key's entry, if another (a later one sharing it met this one).
+      guard let holder = index[RecordKey(records[position])], holder != position else { return }
+      if !records[holder].isRestored { records[holder].isLive = false }
     }
-    guard converged else { return }
     keysCollided = true
     records[position].isLive = false
   }
