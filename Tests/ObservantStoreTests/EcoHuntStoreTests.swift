@@ -9,40 +9,13 @@ import Testing
 // undo snapshots. Written against the documentation only.
 
 enum EHS {
-  struct Inner: ObservableState {
-    var registrar = StateRegistrar<Self>()
-    private var _z = StateField(0)
-    var z: Int { get { registrar.read(_z) } set { registrar.write(&_z, newValue) } }
-  }
-
-  struct Row: ObservableState, Identifiable {
-    var registrar = StateRegistrar<Self>()
-    let id: Int
-    private var _x = StateField(0)
-    var x: Int { get { registrar.read(_x) } set { registrar.write(&_x, newValue) } }
-    private var _inner = StateField(Inner())
-    var inner: Inner {
-      get { registrar.read(_inner) } set { registrar.write(&_inner, newValue) }
-      _modify { yield &self[tracking: \._inner] }
-    }
-    init(id: Int, x: Int = 0) {
-      self.id = id
-      _x = StateField(x)
-    }
-    mutating func restore(_ saved: Row) { self = saved }
-  }
-
-  enum RowAction: Sendable {
-    case setX(Int)
-    case setZ(Int)
-  }
+  // The rows of the other store hunts.
+  typealias Inner = HuntStore.Inner
+  typealias Row = HuntStore.Row
+  typealias RowAction = HuntStore.RowAction
 
   static func reduceRow(_ state: inout Row, _ action: RowAction) -> Effect<RowAction> {
-    switch action {
-    case .setX(let v): state.x = v
-    case .setZ(let v): state.inner.z = v
-    }
-    return .none
+    HuntStore.reduceRow(&state, action)
   }
 
   struct State: ObservableState {

@@ -9,29 +9,9 @@ import Testing
 // or several. Written against the documentation only.
 
 enum NHS {
-  struct Inner: ObservableState {
-    var registrar = StateRegistrar<Self>()
-    private var _z = StateField(0)
-    var z: Int { get { registrar.read(_z) } set { registrar.write(&_z, newValue) } }
-    init(z: Int = 0) { _z = StateField(z) }
-  }
-
-  struct Row: ObservableState, Identifiable {
-    var registrar = StateRegistrar<Self>()
-    let id: Int
-    private var _x = StateField(0)
-    var x: Int { get { registrar.read(_x) } set { registrar.write(&_x, newValue) } }
-    private var _inner = StateField(Inner())
-    var inner: Inner {
-      get { registrar.read(_inner) } set { registrar.write(&_inner, newValue) }
-      _modify { yield &self[tracking: \._inner] }
-    }
-    init(id: Int, z: Int = 0) {
-      self.id = id
-      _inner = StateField(Inner(z: z))
-    }
-    mutating func restore(_ saved: Row) { self = saved }
-  }
+  // The rows of the other store hunts.
+  typealias Inner = HuntStore.Inner
+  typealias Row = HuntStore.Row
 
   struct Group: ObservableState, Identifiable {
     var registrar = StateRegistrar<Self>()

@@ -16,6 +16,7 @@ enum HuntStore {
     var registrar = StateRegistrar<Self>()
     private var _z = StateField(0)
     var z: Int { get { registrar.read(_z) } set { registrar.write(&_z, newValue) } }
+    init(z: Int = 0) { _z = StateField(z) }
   }
 
   struct Row: ObservableState, Identifiable {
@@ -28,7 +29,11 @@ enum HuntStore {
       get { registrar.read(_inner) } set { registrar.write(&_inner, newValue) }
       _modify { yield &self[tracking: \._inner] }
     }
-    init(id: Int) { self.id = id }
+    init(id: Int, x: Int = 0, z: Int = 0) {
+      self.id = id
+      _x = StateField(x)
+      _inner = StateField(Inner(z: z))
+    }
     mutating func restore(_ saved: Row) { self = saved }
   }
 
