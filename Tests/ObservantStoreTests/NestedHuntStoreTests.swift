@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 import Observant
 import ObservantStore
+import ObservantTestSupport
 import Testing
 
 // Stores scoped from a row store (or a child store) to the row's nested state read only the
@@ -660,28 +661,10 @@ struct NestedHuntStoreTests {
     let (inner, r) = groupRowInner(store)
     r.reaction.cancel()
     inner.send(2)
-    final class Seen { var values: [Int] = [] }
-    let seenBox = Seen()
-    let task = Task { @MainActor in
-      for await z in TrackedValues({ inner.z }) {
-        seenBox.values.append(z)
-        if z == 0 || seenBox.values.count > 3 { break }
-      }
-    }
-    // Wait (bounded by time) for the loop to take its first value.
-    let deadline = ContinuousClock.now + .seconds(5)
-    while seenBox.values.isEmpty && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(2))
-    }
+    var values = TrackedValues { inner.z }.makeAsyncIterator()
+    #expect(await values.next() == 2)
     apply(store) { $0 = saved }
-    let timeout = Task { @MainActor in
-      try? await Task.sleep(for: .seconds(3))
-      task.cancel()
-    }
-    await task.value
-    timeout.cancel()
-    let seen = seenBox.values
-    #expect(seen == [2, 0])
+    #expect(await boundedNext(values) == .returned(0))
   }
 
   // MARK: set back within one send: re-runs nothing (documented)
