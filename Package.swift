@@ -44,7 +44,8 @@ let package = Package(
     ),
     .testTarget(name: "ObservantCollectionsTests", dependencies: ["ObservantCollections"]),
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
-    .testTarget(name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant"]),
+    .testTarget(
+      name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant", "ObservantTestSupport"]),
     .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
     .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
     .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Observant
 import ObservantHarness
 import Synchronization
+import ObservantTestSupport
 import Testing
 
 /// A value handed to another thread by a test that waits for it.
@@ -70,7 +71,7 @@ struct IsolationTests {
       state.rows.append(Row(id: 2))
     }
     #expect(!log.ran(on: writer))
-    for _ in 0..<2_000 where tree.runCount(of: "Screen") < 2 { try await Task.sleep(for: .milliseconds(1)) }
+    _ = await waitUntil { tree.runCount(of: "Screen") >= 2 }
     #expect(tree.runCount(of: "Screen") == 2)  // handed to the main actor, run there once
     #expect(!log.ran(on: writer))
     #expect(log.offMainActor == 0)
@@ -95,7 +96,7 @@ struct IsolationTests {
       row.count = 5
     }
     #expect(!log.ran(on: writer))
-    for _ in 0..<2_000 where cell.renderCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+    _ = await waitUntil { cell.renderCount >= 2 }
     #expect(cell.renderCount == 2)
     #expect(!log.ran(on: writer))
     #expect(log.offMainActor == 0)

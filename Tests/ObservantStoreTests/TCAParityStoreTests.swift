@@ -2,6 +2,7 @@ import Foundation
 import Observant
 import ObservantStore
 import Synchronization
+import ObservantTestSupport
 import Testing
 
 // Behaviours that The Composable Architecture's observation tests check through a `Store`
@@ -810,7 +811,7 @@ struct TCAParityStoreTests {
       }, diagnostics: StoreDiagnostics(printing: false))
     let reader = Reaction { use(store.count) }
     store.send(0)
-    for _ in 0..<200 where store.count == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    _ = await waitUntil { store.count != 0 }
     #expect(store.count == 1)
     #expect(reader.runCount == 2)
   }
@@ -927,7 +928,7 @@ struct TCAParityStoreTests {
     let reader = Reaction { use(child.state) }
     for expected in 1...3 {
       child.send(false)
-      for _ in 0..<200 where child.state != expected { try await Task.sleep(for: .milliseconds(5)) }
+      _ = await waitUntil { child.state == expected }
       #expect(child.state == expected)
     }
     #expect(child.state == 3)

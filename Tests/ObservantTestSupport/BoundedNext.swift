@@ -35,3 +35,19 @@ public func boundedNext<Element: Sendable>(
   watchdog.cancel()
   return outcome
 }
+
+/// Waits, yielding the caller's actor between checks, until `condition` holds or `seconds` have
+/// passed since the wait began; returns whether it holds. For work handed to another thread or to
+/// the main actor: the bound only expires when that work never happens, so it is generous, and it
+/// is measured in time rather than in turns (a turn of a main actor shared with other tests, or of
+/// a sanitizer build, can take long).
+public func waitUntil(
+  seconds: Int = 60, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now + .seconds(seconds)
+  while !condition() {
+    if ContinuousClock.now >= deadline { return false }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+  return true
+}

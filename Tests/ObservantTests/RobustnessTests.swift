@@ -319,7 +319,7 @@ struct RobustnessTests {
         holder.state.child.count = 3
       }
     }.value
-    for _ in 0..<1_000 where shown.value != 3 { try await Task.sleep(for: .milliseconds(1)) }
+    _ = await waitUntil { shown.value == 3 }
     #expect(shown.value == 3)
     #expect(offActor.value == 0)
     #expect(reaction.runCount == 2)  // both background writes absorbed into one handed-off run
@@ -349,7 +349,7 @@ struct RobustnessTests {
       }
     }
     profile.count = -7  // the writers are done; a main-actor write re-runs the reaction here, outside the lock
-    for _ in 0..<1_000 where shown.value != -7 { try await Task.sleep(for: .milliseconds(1)) }
+    _ = await waitUntil { shown.value == -7 }
     #expect(shown.value == -7)
     #expect(offActor.value == 0)
     reaction.cancel()
