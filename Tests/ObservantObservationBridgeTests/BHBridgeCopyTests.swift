@@ -317,59 +317,89 @@ struct BHBridgeCopyTests {
       // Strict: the docs promise nothing re-runs. The last two write a detached copy inside the
       // transaction too (the "one value in two places" exception): at most once there.
       let scenarios: [(String, () -> Void)] = [
-        ("field", {
-          model.state.rows[id: 1]?.count = 9
-          model.state.rows[id: 1]?.count = 0
-        }),
-        ("grandchild", {
-          model.state.rows[id: 1]?.child.value = 9
-          model.state.rows[id: 1]?.child.value = 0
-        }),
-        ("nested", {
-          model.state.nested.leaf.value = 4
-          model.state.nested.leaf.value = 0
-        }),
-        ("rows restored by a snapshot", {
-          let saved = model.state.rows
-          model.state.rows[id: 1]?.count += 1
-          model.state.rows[id: 2]?.title = "t"
-          model.state.rows = saved
-        }),
-        ("state restored by a snapshot", {
-          let saved = model.state
-          model.state.flag = 1
-          model.state.rows[id: 1]?.child.value = 3
-          model.state.nested.leaf.value = 3
-          model.state = saved
-        }),
-        ("nested restored by a snapshot", {
-          let saved = model.state.nested
-          model.state.nested.leaf.value = 3
-          model.state.nested = saved
-        }),
-        ("draft edited and set back", {
-          model.state.draft?.count = 4
-          model.state.draft?.count = 0
-        }),
-        ("mode switched and switched back", {
-          let saved = model.state.mode
-          model.state.mode = .other(2)
-          model.state.mode = saved
-        }),
-        ("mode payload edited and set back", {
-          guard case .editing(var row) = model.state.mode else { return }
-          row.count = 2
-          model.state.mode = .editing(row)
-          row.count = 1
-          model.state.mode = .editing(row)
-        }),
-        ("copy-mutate-assign and back", {
-          var copy = model.state
-          copy.flag = 3
-          model.state = copy
-          copy.flag = 0
-          model.state = copy
-        }),
+        (
+          "field",
+          {
+            model.state.rows[id: 1]?.count = 9
+            model.state.rows[id: 1]?.count = 0
+          }
+        ),
+        (
+          "grandchild",
+          {
+            model.state.rows[id: 1]?.child.value = 9
+            model.state.rows[id: 1]?.child.value = 0
+          }
+        ),
+        (
+          "nested",
+          {
+            model.state.nested.leaf.value = 4
+            model.state.nested.leaf.value = 0
+          }
+        ),
+        (
+          "rows restored by a snapshot",
+          {
+            let saved = model.state.rows
+            model.state.rows[id: 1]?.count += 1
+            model.state.rows[id: 2]?.title = "t"
+            model.state.rows = saved
+          }
+        ),
+        (
+          "state restored by a snapshot",
+          {
+            let saved = model.state
+            model.state.flag = 1
+            model.state.rows[id: 1]?.child.value = 3
+            model.state.nested.leaf.value = 3
+            model.state = saved
+          }
+        ),
+        (
+          "nested restored by a snapshot",
+          {
+            let saved = model.state.nested
+            model.state.nested.leaf.value = 3
+            model.state.nested = saved
+          }
+        ),
+        (
+          "draft edited and set back",
+          {
+            model.state.draft?.count = 4
+            model.state.draft?.count = 0
+          }
+        ),
+        (
+          "mode switched and switched back",
+          {
+            let saved = model.state.mode
+            model.state.mode = .other(2)
+            model.state.mode = saved
+          }
+        ),
+        (
+          "mode payload edited and set back",
+          {
+            guard case .editing(var row) = model.state.mode else { return }
+            row.count = 2
+            model.state.mode = .editing(row)
+            row.count = 1
+            model.state.mode = .editing(row)
+          }
+        ),
+        (
+          "copy-mutate-assign and back",
+          {
+            var copy = model.state
+            copy.flag = 3
+            model.state = copy
+            copy.flag = 0
+            model.state = copy
+          }
+        ),
       ]
       for (index, (name, body)) in scenarios.enumerated() {
         let strict = index < scenarios.count - 2

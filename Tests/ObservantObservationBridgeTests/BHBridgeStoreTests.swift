@@ -61,9 +61,17 @@ struct BHBridgeStoreTests {
       let flag = screen.add("flag") { store.flag }
 
       let saved = store.state
-      store.send(.row(id: 1, action: .apply { $0.count = 3; $0.child.value = 4 }))
+      store.send(
+        .row(
+          id: 1,
+          action: .apply {
+            $0.count = 3; $0.child.value = 4
+          }))
       store.send(.row(id: 2, action: .apply { $0.count = 5 }))
-      store.send(.apply { $0.nested.leaf.value = 6; $0.flag = 7 })
+      store.send(
+        .apply {
+          $0.nested.leaf.value = 6; $0.flag = 7
+        })
       #expect(screen.step().stale == [])
       store.send(.apply { $0.rows.remove(id: 2) })
       #expect(screen.step().stale == [])
@@ -99,7 +107,10 @@ struct BHBridgeStoreTests {
       #expect(step.stale == [])
       #expect(step.rerendered == ["draft.count"])
       #expect(draft.shown == 6 && count.shown == 0)
-      store.send(.apply { $0.rows[id: 1] = $0.draft!; $0.draft = nil })
+      store.send(
+        .apply {
+          $0.rows[id: 1] = $0.draft!; $0.draft = nil
+        })
       step = screen.step()
       #expect(step.stale == [])
       #expect(count.shown == 6 && draft.shown == nil)
@@ -123,7 +134,11 @@ struct BHBridgeStoreTests {
 
       store.send(.apply { $0.mode = .editing($0.rows[id: 1]!) })
       #expect(screen.step().stale == [])
-      store.send(.editing(.apply { $0.count = 4; $0.child.value = 5 }))
+      store.send(
+        .editing(
+          .apply {
+            $0.count = 4; $0.child.value = 5
+          }))
       #expect(screen.step().stale == [])
       #expect(editing.shown == 4 && editingChild.shown == 5)
       let saved = store.mode
@@ -154,26 +169,59 @@ struct BHBridgeStoreTests {
       _ = screen.add("flag") { store.flag }
 
       let sends: [(String, BHAction)] = [
-        ("row field", .row(id: 1, action: .apply { $0.count = 9; $0.count = 0 })),
-        ("row grandchild", .row(id: 1, action: .apply { $0.child.value = 9; $0.child.value = 0 })),
-        ("nested", .apply { $0.nested.leaf.value = 2; $0.nested.leaf.value = 0 }),
-        ("flag", .apply { $0.flag = 2; $0.flag = 0 }),
-        ("rows snapshot", .apply {
-          let saved = $0.rows
-          $0.rows[id: 1]?.count = 3
-          $0.rows = saved
-        }),
-        ("nested snapshot", .apply {
-          let saved = $0.nested
-          $0.nested.leaf.value = 3
-          $0.nested = saved
-        }),
-        ("root snapshot, inline fields", .apply {
-          let saved = $0
-          $0.flag = 3
-          $0.nested.leaf.value = 3
-          $0 = saved
-        }),
+        (
+          "row field",
+          .row(
+            id: 1,
+            action: .apply {
+              $0.count = 9; $0.count = 0
+            })
+        ),
+        (
+          "row grandchild",
+          .row(
+            id: 1,
+            action: .apply {
+              $0.child.value = 9; $0.child.value = 0
+            })
+        ),
+        (
+          "nested",
+          .apply {
+            $0.nested.leaf.value = 2; $0.nested.leaf.value = 0
+          }
+        ),
+        (
+          "flag",
+          .apply {
+            $0.flag = 2; $0.flag = 0
+          }
+        ),
+        (
+          "rows snapshot",
+          .apply {
+            let saved = $0.rows
+            $0.rows[id: 1]?.count = 3
+            $0.rows = saved
+          }
+        ),
+        (
+          "nested snapshot",
+          .apply {
+            let saved = $0.nested
+            $0.nested.leaf.value = 3
+            $0.nested = saved
+          }
+        ),
+        (
+          "root snapshot, inline fields",
+          .apply {
+            let saved = $0
+            $0.flag = 3
+            $0.nested.leaf.value = 3
+            $0 = saved
+          }
+        ),
       ]
       for (name, action) in sends {
         store.send(action)

@@ -74,7 +74,9 @@ final class BHRandomWorld {
     derivedSum = Derived("sum") { model.state.rows.reduce(0) { $0 + $1.count + $1.child.value } }
     derivedDraft = Derived("draft") { model.state.draft.map { $0.count * 10 + $0.child.value } ?? -1 }
     derivedNested = Derived("nested") { model.state.nested.leaf.value + model.state.flag * 100 }
-    let sum = derivedSum!, draft = derivedDraft!, nested = derivedNested!
+    let sum = derivedSum!
+    let draft = derivedDraft!
+    let nested = derivedNested!
     _ = apple.add("derived.sum") { sum.value }
     _ = apple.add("derived.draft") { draft.value }
     _ = apple.add("derived.nested") { nested.value }

@@ -63,6 +63,8 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     /// The keeper once retired: alive only while the external system holds it.
     weak var retiredKeeper: (any AnyObject & Sendable)?
     var isRetired = false
+    /// The object went away inside a transaction: the last report waits for its end.
+    var objectGone = false
   }
 
   private let state: Mutex<State>
@@ -187,7 +189,8 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   // MARK: Changes
 
   override func runScheduled(in context: TransactionContext, onlyIfInputsChanged: Bool) {
-    let (dependency, isRetired) = state.withLock { ($0.dependency, $0.isRetired) }
+    let (dependency, isRetired, objectGone) = state.withLock { ($0.dependency, $0.isRetired, $0.objectGone) }
+    if objectGone { return reportObjectGone() }
     guard let dependency else { return }
     if onlyIfInputsChanged && !isRetired {
       // A derived value read may have changed: only a new version is a change.
@@ -232,7 +235,28 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
 
   /// The object went away: its readers hear it once more (as Apple's registrar tells its
   /// observers when its object goes away), and the watcher lets go of everything.
+  ///
+  /// Inside a transaction, when it ends, like any change: the last copy of a state goes away while
+  /// a write replaces it (inside a setter, a dictionary's subscript, a store's reducer), before the
+  /// new value is stored, and an observer that reads the state when told must find the new value
+  /// (and may not read a store while its reducer runs, or a dictionary while it is being written).
   override func registrarDidDeinit() {
+    if let context = TransactionContext.existing, context.isInTransaction,
+      let dependency = state.withLock({ state -> Dependency? in
+        guard state.dependency != nil else { return nil }
+        state.objectGone = true
+        return state.dependency
+      })
+    {
+      // Recorded as a write the watcher must hear: it runs when the transaction ends.
+      Notifications.deliverReplacement([dependency])
+      return
+    }
+    reportObjectGone()
+  }
+
+  /// The last report for an object gone, and the watcher lets go of everything.
+  private func reportObjectGone() {
     // What the watcher held is released after the lock (the handle's deinit ends an Apple
     // registrar, which may call back into user code).
     var held = State()

@@ -259,10 +259,17 @@ internal struct ContentDiff {
     Notifications.deliverReplacement(table.alias(old, as: new))
   }
 
+  /// The name of the field whose readers are `dependencies` (they read one state, so one field),
+  /// with its text: the write is delivered without a key (the diff does not know which field of
+  /// the value it found), and a run cause or a diagnostic names the field by the name alone.
   private static func name(of dependencies: DependencySnapshot) -> FieldName {
-    var name = FieldName.custom("?", owner: "?")
-    dependencies.forEach { name = $0.name }
-    return name
+    var found: (name: FieldName, key: FieldKey)?
+    dependencies.forEach { dependency in
+      if found == nil { found = (dependency.name, dependency.key) }
+    }
+    guard let (name, key) = found else { return FieldName.custom("?", owner: "?") }
+    guard case .field(let owner) = name else { return name }
+    return .keyed(KeyedFieldName(owner: owner, key: key))
   }
 }
 

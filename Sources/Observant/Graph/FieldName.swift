@@ -15,6 +15,9 @@ internal enum FieldName: @unchecked Sendable {
   case storedProperty(AnyObject.Type)
   /// A field the runtime keeps for its own owners (a store's identity, say).
   case custom(CustomFieldName)
+  /// A field keyed by its name, for a write delivered without the field's key (one a content
+  /// diff found): the key comes with the name.
+  case keyed(KeyedFieldName)
 
   /// A field the runtime keeps for its own owners, named `owner.name`.
   static func custom(_ name: String, owner: String) -> FieldName { .custom(CustomFieldName(name: name, owner: owner)) }
@@ -25,6 +28,7 @@ internal enum FieldName: @unchecked Sendable {
     case .field(let owner): return String(describing: owner)
     case .storedProperty(let type): return String(describing: type)
     case .custom(let custom): return custom.owner
+    case .keyed(let keyed): return String(describing: keyed.owner)
     }
   }
 
@@ -35,6 +39,8 @@ internal enum FieldName: @unchecked Sendable {
       return FieldNames.text(for: key) ?? "?"
     case .custom(let custom):
       return custom.name
+    case .keyed(let keyed):
+      return FieldNames.text(for: keyed.key) ?? "?"
     case .storedProperty(let type):
       guard let offset = key.storedPropertyOffset else { return "?" }
       guard let name = Self.storedPropertyName(of: type, at: offset) else { return "<field at offset \(offset)>" }
@@ -65,5 +71,18 @@ internal final class CustomFieldName: Sendable {
   init(name: String, owner: String) {
     self.name = name
     self.owner = owner
+  }
+}
+
+/// The name of a field keyed by its name, with its key (see `FieldName.keyed`). A class, so that
+/// `FieldName` stays one word and a tag.
+@usableFromInline
+internal final class KeyedFieldName: @unchecked Sendable {
+  let owner: Any.Type
+  let key: FieldKey
+
+  init(owner: Any.Type, key: FieldKey) {
+    self.owner = owner
+    self.key = key
   }
 }
