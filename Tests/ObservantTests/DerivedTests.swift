@@ -1,4 +1,5 @@
 import Observant
+import Synchronization
 import Testing
 
 /// Inputs for derived values: class fields, whose writes notify every reader.
@@ -95,6 +96,39 @@ struct DerivedTests {
       inputs.a = 0
     }
     #expect(reader.runCount == 1)
+  }
+
+  @Test(
+    "inputs set back twice: a midway value a one-shot scope recorded in the first transaction does not make the derived value forget the value its readers hold"
+  )
+  func setBackAfterARecordedMidwayValue() {
+    let inputs = Inputs()
+    let derived = Derived("d") { inputs.a * 10 }
+    let reader = Reaction("r") { _ = derived.value }
+    let fired = Atomic(0)
+    transaction {
+      inputs.a = 1
+      // Records the midway value, fires at the set-back, and does not read again.
+      withTracking {
+        _ = derived.value
+      } onChange: {
+        fired.add(1, ordering: .relaxed)
+      }
+      inputs.a = 0
+    }
+    #expect(fired.load(ordering: .relaxed) == 1)
+    #expect(reader.runCount == 1)
+    for round in 2...3 {
+      transaction {
+        inputs.a = round
+        _ = derived.value  // midway, outside every scope
+        inputs.a = 0
+      }
+    }
+    #expect(reader.runCount == 1)
+    inputs.a = 4
+    #expect(reader.runCount == 2)
+    #expect(derived.value == 40)
   }
 
   @Test("a chain of derived values read midway, inputs set back: no reader re-runs; a real change still re-runs it")

@@ -32,9 +32,12 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   @exclusivity(unchecked) private var version: UInt64 = Stamp.none
   /// The version of the value in slot 1.
   @exclusivity(unchecked) private var previousVersion: UInt64 = Stamp.none
-  /// The version the latest recorded read (by a tracking scope, a reaction, a derived value or
-  /// the observation bridge) saw: whether the cached value was handed to a reader.
-  @exclusivity(unchecked) private var lastRecordedVersion: UInt64 = Stamp.none
+  /// Whether a recorded read (by a tracking scope, a reaction, a derived value or the observation
+  /// bridge) was handed the value in slot 0, or in slot 1: readers may hold it. (Kept per value,
+  /// not as the version last recorded: a value that comes back is held by its readers again,
+  /// even if a value read midway was recorded after it.)
+  @exclusivity(unchecked) private var cachedWasRecorded = false
+  @exclusivity(unchecked) private var previousWasRecorded = false
   @exclusivity(unchecked) private var isDisposed = false
 
   init(name: String, isEqual: @escaping (Value, Value) -> Bool, compute: @escaping () -> Value) {
@@ -64,7 +67,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     let result: Value = withValueUpToDate {
       guard hasCached else { observantFatalError("Observant: the derived value \"\(name)\" has no value") }
       readVersion = version
-      if recorded { lastRecordedVersion = version }
+      if recorded { cachedWasRecorded = true }
       return values.pointee
     }
     _recordAccess(registrar, Self.fieldKey, fieldName, seen: readVersion)
@@ -150,23 +153,26 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
       // for equality, and each names one value, so this is exact.)
       swap(&values[0], &values[1])
       swap(&version, &previousVersion)
+      swap(&cachedWasRecorded, &previousWasRecorded)
       return
     }
     if hasCached {
       // The current value becomes the previous one, unless no reader recorded it while a reader
       // did record the previous one: the previous one is the value readers hold then (a value
       // read midway, outside any tracking scope, is not kept).
-      if !hasPrevious || lastRecordedVersion == version || lastRecordedVersion != previousVersion {
+      if !hasPrevious || cachedWasRecorded || !previousWasRecorded {
         if hasPrevious { (values + 1).deinitialize(count: 1) }
         (values + 1).moveInitialize(from: values, count: 1)
         hasPrevious = true
         previousVersion = version
+        previousWasRecorded = cachedWasRecorded
       } else {
         values.deinitialize(count: 1)
       }
     }
     values.initialize(to: new)
     hasCached = true
+    cachedWasRecorded = false
     version = Stamp.next()
   }
 
