@@ -41,7 +41,10 @@ import Observation
 ///
 /// **When objects go away.** When an observed object (or the last copy of an observed value)
 /// goes away, Apple's observers of its fields hear one last change, as with Apple's own
-/// `@Observable` types, and the bridge's entries for it are released.
+/// `@Observable` types, and the bridge's entries for it are released. When it goes away inside a
+/// transaction (a value replaced by a new one in a setter, a dictionary's subscript or a store's
+/// reducer), they hear it when the transaction ends, like any other change: an `onChange` that
+/// reads the state finds the new value.
 ///
 /// **A write racing with `withObservationTracking`.** Apple's tracking installs its observers
 /// after its closure returns: a write made on another thread between a read in the closure and
