@@ -1,0 +1,68 @@
+// swift-format-ignore-file
+import Observant
+import ObservantObservationBridge
+import Observation
+import Synchronization
+import Testing
+
+@MainActor
+@Suite("H2LifetimeMinimal")
+struct H2LifetimeMinimalTests {
+  /// FAILS: a `@Tracked var single: H2Item?` holds the only reference to an item an Apple scope
+  /// read (bridge on); `holder.single = nil` (its own transaction). Apple's onChange, reading the
+  /// holder, still finds the item there (value 1), not nil.
+  /// Docs (SwiftUI and UIKit, "After the change, once per transaction"): "the bridge reports it
+  /// when the writing transaction ends, once, after the value changed (a `store.send` is one
+  /// transaction)"; ObservationBridge: "When an observed object ... goes away, Apple's observers
+  /// of its fields hear one last change".
+  @Test("Apple's onChange for an object set to nil sees the holder after the write", arguments: [false, true])
+  func appleScopeObjectSetToNil(withOneShotScope: Bool) {
+    ObservationBridge.withBridgeForTesting {
+      let holder = H2Holder()
+      holder.single = H2Item(1)
+      weak let item = holder.single
+      let seen = Mutex<[Int]>([])
+      withObservationTracking {
+        _ = item?.value
+      } onChange: {
+        let value = withoutTracking { holder.single?.value ?? -1 }
+        seen.withLock { $0.append(value) }
+      }
+      if withOneShotScope {
+        withTracking { _ = item?.value } onChange: {}
+      }
+      holder.single = nil
+      #expect(item == nil)
+      #expect(seen.withLock { $0 } == [-1])
+    }
+  }
+
+  /// FAILS: the same with Observant's own one-shot scope, the write inside a transaction: onChange
+  /// runs once the object is being released (a weak reference to it is already nil), yet reading
+  /// the holder there still hands out the item (value 1, an object in the middle of its deinit),
+  /// not nil.
+  /// Docs (withTracking): "An object whose field `apply` read going away ... is a change too ...
+  /// `onChange` runs once, on the thread that released the object".
+  @Test("withTracking's onChange for an object set to nil inside a transaction sees it gone")
+  func oneShotObjectSetToNilInTransaction() {
+    let holder = H2Holder()
+    holder.single = H2Item(1)
+    weak let item = holder.single
+    let seen = Mutex<[Int]>([])
+    let aliveAtFire = Mutex<[Bool]>([])
+    withTracking {
+      _ = item?.value
+    } onChange: {
+      aliveAtFire.withLock { $0.append(item != nil) }
+      let value = withoutTracking { holder.single?.value ?? -1 }
+      seen.withLock { $0.append(value) }
+    }
+    transaction {
+      holder.single = nil
+      holder.other += 1
+    }
+    #expect(item == nil)
+    #expect(aliveAtFire.withLock { $0 } == [false], "onChange ran while the object was still alive")
+    #expect(seen.withLock { $0 } == [-1])
+  }
+}
