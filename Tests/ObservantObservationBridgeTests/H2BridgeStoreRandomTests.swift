@@ -793,7 +793,7 @@ enum H2RandomMain {
 struct H2BridgeStoreRandomTests {
   static let seeds: [UInt64] = [0x48_32_01, 0x48_32_02, 0x48_32_03]
 
-  /// FAILS: seed 0x483201 stops the process at step 25, an undo of the rows (`state.rows =
+  /// Seed 0x483201 stopped the process at step 25, an undo of the rows (`state.rows =
   /// savedRows`), with "Index out of range" in WriteRecords.record (see H2BridgeMinimal). Every
   /// operation of the generator, in a child process.
   @Test("random sends over a store, read by Apple views with the bridge on and by reactions")

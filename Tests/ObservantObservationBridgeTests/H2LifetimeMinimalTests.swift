@@ -8,9 +8,9 @@ import Testing
 @MainActor
 @Suite("H2LifetimeMinimal")
 struct H2LifetimeMinimalTests {
-  /// FAILS: a `@Tracked var single: H2Item?` holds the only reference to an item an Apple scope
+  /// A `@Tracked var single: H2Item?` holds the only reference to an item an Apple scope
   /// read (bridge on); `holder.single = nil` (its own transaction). Apple's onChange, reading the
-  /// holder, still finds the item there (value 1), not nil.
+  /// holder, found the item there (value 1), not nil.
   /// Docs (SwiftUI and UIKit, "After the change, once per transaction"): "the bridge reports it
   /// when the writing transaction ends, once, after the value changed (a `store.send` is one
   /// transaction)"; ObservationBridge: "When an observed object ... goes away, Apple's observers
@@ -37,10 +37,11 @@ struct H2LifetimeMinimalTests {
     }
   }
 
-  /// FAILS: the same with Observant's own one-shot scope, the write inside a transaction: onChange
-  /// runs once the object is being released (a weak reference to it is already nil), yet reading
-  /// the holder there still hands out the item (value 1, an object in the middle of its deinit),
-  /// not nil.
+  /// The same with Observant's own one-shot scope, the write inside a transaction: onChange
+  /// runs once the object is being released (a weak reference to it is already nil), and reading
+  /// the holder there handed out the item (value 1, an object in the middle of its deinit), not
+  /// nil: a generic assignment destroyed the old value before storing the new one. The setters now
+  /// store first.
   /// Docs (withTracking): "An object whose field `apply` read going away ... is a change too ...
   /// `onChange` runs once, on the thread that released the object".
   @Test("withTracking's onChange for an object set to nil inside a transaction sees it gone")

@@ -63,8 +63,6 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
     /// The keeper once retired: alive only while the external system holds it.
     weak var retiredKeeper: (any AnyObject & Sendable)?
     var isRetired = false
-    /// The object went away inside a transaction: the last report waits for its end.
-    var objectGone = false
   }
 
   private let state: Mutex<State>
@@ -189,8 +187,7 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   // MARK: Changes
 
   override func runScheduled(in context: TransactionContext, onlyIfInputsChanged: Bool) {
-    let (dependency, isRetired, objectGone) = state.withLock { ($0.dependency, $0.isRetired, $0.objectGone) }
-    if objectGone { return reportObjectGone() }
+    let (dependency, isRetired) = state.withLock { ($0.dependency, $0.isRetired) }
     guard let dependency else { return }
     if onlyIfInputsChanged && !isRetired {
       // A derived value read may have changed: only a new version is a change.
@@ -241,15 +238,10 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   /// new value is stored, and an observer that reads the state when told must find the new value
   /// (and may not read a store while its reducer runs, or a dictionary while it is being written).
   override func registrarDidDeinit() {
-    if let context = TransactionContext.existing, context.isInTransaction,
-      let dependency = state.withLock({ state -> Dependency? in
-        guard state.dependency != nil else { return nil }
-        state.objectGone = true
-        return state.dependency
-      })
-    {
-      // Recorded as a write the watcher must hear: it runs when the transaction ends.
-      Notifications.deliverReplacement([dependency])
+    if let context = TransactionContext.existing, context.isInTransaction {
+      // Not recorded as a write: the deinit may run inside the write records' own bookkeeping
+      // (the flush releasing the values it kept), which must not be entered.
+      context.deferUntilEnd { [self] in reportObjectGone() }
       return
     }
     reportObjectGone()

@@ -270,3 +270,17 @@ internal struct _Reconciling: _StateVisitor {
     _reconcileArrival(state)
   }
 }
+
+/// Stores `newValue` in `slot`, destroying the old value only once the new one is in place.
+///
+/// A plain assignment in generic code may destroy the old value first (a value witness assigns by
+/// destroying, then initializing): a deinit it triggers (the last reference to an object going
+/// away, whose readers are told, and may read the field) would find the old value still stored,
+/// an object in the middle of being deallocated.
+@inlinable @inline(__always)
+internal func _replaceValue<Value>(_ slot: inout Value, with newValue: Value) {
+  var outgoing = newValue
+  swap(&slot, &outgoing)
+  // `outgoing`, the old value now, is destroyed here, after the store.
+  withExtendedLifetime(outgoing) {}
+}

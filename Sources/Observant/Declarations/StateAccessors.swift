@@ -41,7 +41,7 @@ extension StateRegistrar {
     case .none:
       // Nothing a reader can tell changed; the value is stored all the same (an equal value may
       // still differ in ways nobody observes, an identified array's journal, say).
-      storage.value = newValue
+      _replaceValue(&storage.value, with: newValue)
     case .content:
       _writeContent(&storage, newValue)
     case .slot:
@@ -66,7 +66,7 @@ extension StateRegistrar {
     } else {
       let old = storage.stamp
       let new = Stamp.next()
-      storage.value = newValue
+      _replaceValue(&storage.value, with: newValue)
       storage.stamp = new
       _noteChange(to: new)
       if tracking._readersMayHaveMissed(since: 0) { tracking._deliverLate(field: field, overwriting: old) }
@@ -155,7 +155,7 @@ extension StateRegistrar {
     let (seen, opened) = tracking._announceFieldWrite(
       field, owner: Owner.self, from: old, live: live, place: place, isOnlyCopy: onlyCopy,
       values: { _isComparable(Value.self) ? _changeValues(storage.value, newValue) : nil })
-    storage.value = newValue
+    _replaceValue(&storage.value, with: newValue)
     storage.stamp = seen
     _noteChange()
     if seen != old && tracking._readersMayHaveMissed(since: ticket) {
@@ -176,7 +176,7 @@ extension StateRegistrar {
       _notifyContentDifferences(
         old: address.pointee, new: &adopted, live: live, storedAt: UnsafePointer(address), place: place)
     }
-    storage.value = adopted
+    _replaceValue(&storage.value, with: adopted)
     _noteChange()
     _endInPlaceMutation()
   }

@@ -159,13 +159,13 @@ public struct Tracked<Value> {
   ) {
     let registrar = object.trackingRegistrar
     guard registrar.hasObservers || _TypeTraits.flags(of: Value.self) & _TypeTraits.mayHoldState != 0 else {
-      storage.pointee.value = newValue
+      _replaceValue(&storage.pointee.value, with: newValue)
       _checkLateReaders(object, storage, since: 0)
       return
     }
     switch _classifyWrite(storage.pointee.value, newValue) {
     case .none:
-      storage.pointee.value = newValue
+      _replaceValue(&storage.pointee.value, with: newValue)
     case .content:
       _beginInPlaceMutation()
       let ticket = registrar._writeTicket
@@ -173,7 +173,7 @@ public struct Tracked<Value> {
       let address = _valueAddress(storage)
       _notifyContentDifferences(
         old: storage.pointee.value, new: &adopted, live: true, storedAt: address, place: _WritePlace.root(address))
-      storage.pointee.value = adopted
+      _replaceValue(&storage.pointee.value, with: adopted)
       _checkLateReaders(object, storage, since: ticket)
       _endInPlaceMutation()
     case .slot:
@@ -192,7 +192,7 @@ public struct Tracked<Value> {
         if nested || arriving { _endInPlaceMutation() }
       }
       guard registrar.hasObservers else {
-        storage.pointee.value = newValue
+        _replaceValue(&storage.pointee.value, with: newValue)
         _checkLateReaders(object, storage, since: 0)
         return
       }
@@ -200,7 +200,7 @@ public struct Tracked<Value> {
       let opened = registrar._announceClassFieldWrite(
         _fieldKey(object, storage), owner: Object.self,
         values: { _isComparable(Value.self) ? _changeValues(storage.pointee.value, newValue) : nil })
-      storage.pointee.value = newValue
+      _replaceValue(&storage.pointee.value, with: newValue)
       _checkLateReaders(object, storage, since: ticket)
       if opened { _endImplicitTransaction() }
     }

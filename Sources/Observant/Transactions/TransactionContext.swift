@@ -33,6 +33,9 @@ internal final class TransactionContext {
   @exclusivity(unchecked) var nextRoundScratch: [DirtyObserver] = []
   /// Synchronous observers notified while an in-place mutation was open, called when it closes.
   @exclusivity(unchecked) private var deferredImmediate: [(Dependency, FieldChange)] = []
+  /// Reports of objects (or last copies of values) that went away inside the transaction, made
+  /// once it has ended and its flush has run (see `deferUntilEnd(_:)`).
+  @exclusivity(unchecked) private var deferredToEnd: [() -> Void] = []
   /// The open in-place frames, innermost last (see `InPlaceFrames`).
   @exclusivity(unchecked) var frames: [InPlaceFrames.Record] = []
   /// A frame of this transaction found its value replaced other than through its accessors: no
@@ -102,8 +105,28 @@ internal final class TransactionContext {
     if !isFlushing {
       flush()
       sawUnverifiedReplacement = false
+      if !deferredToEnd.isEmpty { runDeferredToEnd() }
     }
     if _internalChecksEnabled { checkAfterMutation() }
+  }
+
+  /// Runs `report` once the current transaction has ended and its flush has run, on this thread.
+  /// For what a deinit must report while a write is under way: it may run in the middle of a
+  /// setter, a dictionary's subscript, a reducer, or the transaction's own bookkeeping (the flush
+  /// releasing the values it kept), where neither user code nor the write records may be entered.
+  /// Only inside a transaction (`isInTransaction`).
+  func deferUntilEnd(_ report: @escaping () -> Void) {
+    deferredToEnd.append(report)
+  }
+
+  /// Runs the reports deferred to the end of the transaction, and those they defer in turn (a
+  /// report may write, and that write's transaction ends before the next report).
+  private func runDeferredToEnd() {
+    while !deferredToEnd.isEmpty {
+      var batch: [() -> Void] = []
+      swap(&batch, &deferredToEnd)
+      for report in batch { report() }
+    }
   }
 
   /// Whether a transaction (explicit, implicit or a flush) is open on this thread.
