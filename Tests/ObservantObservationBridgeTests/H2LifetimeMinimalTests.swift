@@ -66,4 +66,41 @@ struct H2LifetimeMinimalTests {
     #expect(aliveAtFire.withLock { $0 } == [false], "onChange ran while the object was still alive")
     #expect(seen.withLock { $0 } == [-1])
   }
+
+  /// A sibling: the last reference to the object is the old value a transaction's write record
+  /// keeps (the holder's field has a reader, and the write may be set back), released when the
+  /// transaction ends; the one-shot scope's `onChange` then writes a tracked field. It must run
+  /// outside the transaction's bookkeeping (a write from inside it would enter the write records
+  /// while they are being emptied), and see the object gone.
+  @Test("withTracking's onChange for an object whose last reference a transaction kept can write tracked fields")
+  func oneShotObjectKeptByTheTransaction() async {
+    await #expect(processExitsWith: .success) {
+      for nested in [false, true] {
+        let holder = H2Holder()
+        holder.single = H2Item(1)
+        weak let item = holder.single
+        let slotReader = Reaction("slot") { _ = holder.single }
+        let fired = Mutex<[Int]>([])
+        withTracking {
+          _ = item?.value
+        } onChange: {
+          holder.other += 1  // a tracked write from onChange
+          let value = withoutTracking { holder.single?.value ?? -1 }
+          fired.withLock { $0.append(value) }
+        }
+        transaction {
+          if nested {
+            transaction { holder.single = nil }
+          } else {
+            holder.single = nil
+          }
+          holder.other += 1
+        }
+        precondition(item == nil, "the item is gone")
+        precondition(fired.withLock { $0 } == [-1], "onChange ran once and saw the item gone: \(fired.withLock { $0 })")
+        precondition(holder.other == 2)
+        slotReader.cancel()
+      }
+    }
+  }
 }

@@ -59,7 +59,14 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
       return (objectGone, anyAlive)
     }
     if let objectGone {
-      Notifications.deliverReplacement([objectGone])
+      // Inside a transaction, once it has ended: the deinit may run inside the transaction's own
+      // bookkeeping (the flush releasing the old values it kept), where `onChange`, which may
+      // write, must not run.
+      if let context = TransactionContext.existing, context.isInTransaction {
+        context.deferUntilEnd { Notifications.deliverReplacement([objectGone]) }
+      } else {
+        Notifications.deliverReplacement([objectGone])
+      }
     } else if !anyAlive {
       cancel()
     }
