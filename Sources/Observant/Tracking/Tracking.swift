@@ -17,7 +17,8 @@
 ///
 /// An object whose field `apply` read going away (`withTracking { [weak model] in model?.title }`)
 /// is a change too, as with Apple's `withObservationTracking`: `onChange` runs once, on the thread
-/// that released the object (inside an in-place mutation, when it ends). The last copy of a value
+/// that released the object, after the write that released it has stored its new value (inside a
+/// transaction, when it ends). The last copy of a value
 /// going away is not: the slots that held it changed, and told their readers.
 ///
 /// ```swift
