@@ -209,17 +209,23 @@ struct BHDerivedCopyTests {
 
 /// Whether `next()` returns before the caller makes another change: the step is awaited on the
 /// main actor, and the caller gives it main-actor turns (no wall clock) to return.
+///
+/// The step waits as long as the caller takes to make the change it waits for (under a sanitizer,
+/// minutes): no time bound while it is pending. `value` bounds the wait from the moment it is
+/// asked for (300 s, for a sanitizer build on a loaded machine; the step is cancelled then, and
+/// shows as timed out).
 @MainActor
 final class BHPendingNext<Element: Sendable> {
-  private let task: Task<BoundedNext<Element>, Never>
+  private let task: Task<Element?, Never>
   private(set) var isDone = false
 
   init(_ iterator: TrackedValues<Element>.Iterator) {
     var done: (() -> Void)?
     task = Task { @MainActor in
-      let outcome = await boundedNext(iterator)
+      var iterator = iterator
+      let value = await iterator.next()
       done?()
-      return outcome
+      return value
     }
     done = { [weak self] in self?.isDone = true }
   }
@@ -230,7 +236,19 @@ final class BHPendingNext<Element: Sendable> {
     return isDone
   }
 
-  var value: BoundedNext<Element> { get async { await task.value } }
+  var value: BoundedNext<Element> {
+    get async {
+      let task = self.task
+      let watchdog = Task { @MainActor in
+        try? await Task.sleep(for: .seconds(300))
+        if !Task.isCancelled { task.cancel() }
+      }
+      let value = await task.value
+      let timedOut = watchdog.isCancelled == false && task.isCancelled
+      watchdog.cancel()
+      return timedOut ? .timedOut : .returned(value)
+    }
+  }
 }
 
 @MainActor

@@ -20,7 +20,7 @@ extension BoundedNext: Equatable where Element: Equatable {}
 /// main-actor stress suites held the main actor for most of a minute.)
 @MainActor
 public func boundedNext<Element: Sendable>(
-  _ iterator: TrackedValues<Element>.Iterator, seconds: Int = 60
+  _ iterator: TrackedValues<Element>.Iterator, seconds: Int = 300
 ) async -> BoundedNext<Element> {
   let step = Task { @MainActor in
     var iterator = iterator
@@ -42,7 +42,7 @@ public func boundedNext<Element: Sendable>(
 /// is measured in time rather than in turns (a turn of a main actor shared with other tests, or of
 /// a sanitizer build, can take long).
 public func waitUntil(
-  seconds: Int = 60, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
+  seconds: Int = 300, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + .seconds(seconds)
   while !condition() {
