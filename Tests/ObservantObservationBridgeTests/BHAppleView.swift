@@ -40,12 +40,15 @@ final class BHAppleView<Value: Equatable>: @unchecked Sendable {
     invalidated = false
     shown = withObservationTracking {
       body()
-    } onChange: { [self] in
+    } onChange: { [weak self] in
+      // Weak: a view still armed when the test ends would otherwise be kept, with its state, by
+      // the observation it armed (what it reads keeps the observation), a cycle.
       MainActor.assumeIsolated {
-        fires += 1
-        invalidated = true
-        if BHWrite.inside { firesInsideWrite += 1 }
-        if readsAtFire { valuesAtFire.append(withoutTracking(body)) }
+        guard let self else { return }
+        self.fires += 1
+        self.invalidated = true
+        if BHWrite.inside { self.firesInsideWrite += 1 }
+        if self.readsAtFire { self.valuesAtFire.append(withoutTracking(self.body)) }
       }
     }
   }
