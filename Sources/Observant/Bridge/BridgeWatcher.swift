@@ -238,13 +238,9 @@ internal final class BridgeWatcher: ScheduledObserver, @unchecked Sendable {
   /// new value is stored, and an observer that reads the state when told must find the new value
   /// (and may not read a store while its reducer runs, or a dictionary while it is being written).
   override func registrarDidDeinit() {
-    if let context = TransactionContext.existing, context.isInTransaction {
-      // Not recorded as a write: the deinit may run inside the write records' own bookkeeping
-      // (the flush releasing the values it kept), which must not be entered.
-      context.deferUntilEnd { [self] in reportObjectGone() }
-      return
-    }
-    reportObjectGone()
+    // Not recorded as a write: the deinit may run inside the write records' own bookkeeping (the
+    // flush releasing the values it kept), which must not be entered.
+    TransactionContext.runOutsideTransaction { [self] in reportObjectGone() }
   }
 
   /// The last report for an object gone, and the watcher lets go of everything.

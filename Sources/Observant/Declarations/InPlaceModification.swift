@@ -281,6 +281,5 @@ internal struct _Reconciling: _StateVisitor {
 internal func _replaceValue<Value>(_ slot: inout Value, with newValue: Value) {
   var outgoing = newValue
   swap(&slot, &outgoing)
-  // `outgoing`, the old value now, is destroyed here, after the store.
-  withExtendedLifetime(outgoing) {}
+  // `outgoing`, the old value now, is destroyed when it goes out of scope, after the store.
 }

@@ -62,11 +62,7 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
       // Inside a transaction, once it has ended: the deinit may run inside the transaction's own
       // bookkeeping (the flush releasing the old values it kept), where `onChange`, which may
       // write, must not run.
-      if let context = TransactionContext.existing, context.isInTransaction {
-        context.deferUntilEnd { Notifications.deliverReplacement([objectGone]) }
-      } else {
-        Notifications.deliverReplacement([objectGone])
-      }
+      TransactionContext.runOutsideTransaction { Notifications.deliverReplacement([objectGone]) }
     } else if !anyAlive {
       cancel()
     }

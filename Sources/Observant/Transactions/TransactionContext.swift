@@ -34,7 +34,7 @@ internal final class TransactionContext {
   /// Synchronous observers notified while an in-place mutation was open, called when it closes.
   @exclusivity(unchecked) private var deferredImmediate: [(Dependency, FieldChange)] = []
   /// Reports of objects (or last copies of values) that went away inside the transaction, made
-  /// once it has ended and its flush has run (see `deferUntilEnd(_:)`).
+  /// once it has ended and its flush has run (see `runOutsideTransaction(_:)`).
   @exclusivity(unchecked) private var deferredToEnd: [() -> Void] = []
   /// The open in-place frames, innermost last (see `InPlaceFrames`).
   @exclusivity(unchecked) var frames: [InPlaceFrames.Record] = []
@@ -110,13 +110,14 @@ internal final class TransactionContext {
     if _internalChecksEnabled { checkAfterMutation() }
   }
 
-  /// Runs `report` once the current transaction has ended and its flush has run, on this thread.
-  /// For what a deinit must report while a write is under way: it may run in the middle of a
-  /// setter, a dictionary's subscript, a reducer, or the transaction's own bookkeeping (the flush
-  /// releasing the values it kept), where neither user code nor the write records may be entered.
-  /// Only inside a transaction (`isInTransaction`).
-  func deferUntilEnd(_ report: @escaping () -> Void) {
-    deferredToEnd.append(report)
+  /// Runs `report` now if no transaction is open on this thread, otherwise once it has ended and
+  /// its flush has run. For what a deinit must report: it may run while a write is under way, in
+  /// the middle of a setter, a dictionary's subscript, a reducer, or the transaction's own
+  /// bookkeeping (the flush releasing the values it kept), where neither user code nor the write
+  /// records may be entered.
+  static func runOutsideTransaction(_ report: @escaping () -> Void) {
+    guard let context = existing, context.isInTransaction else { return report() }
+    context.deferredToEnd.append(report)
   }
 
   /// Runs the reports deferred to the end of the transaction, and those they defer in turn (a
