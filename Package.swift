@@ -46,7 +46,7 @@ let package = Package(
     .testTarget(name: "ObservantTests", dependencies: ["Observant", "ObservantCollections", "ObservantTestSupport"]),
     .testTarget(
       name: "ObservantHarnessTests", dependencies: ["ObservantHarness", "Observant", "ObservantTestSupport"]),
-    .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant"]),
+    .testTarget(name: "ObservantFuzzTests", dependencies: ["ObservantStore", "Observant", "ObservantTestSupport"]),
     .testTarget(name: "ObservantTestingTests", dependencies: ["ObservantTesting", "Observant"]),
     .testTarget(
       name: "ObservantStoreTests",

@@ -1,4 +1,5 @@
 import Observant
+import ObservantTestSupport
 import Testing
 
 @MainActor
@@ -31,7 +32,9 @@ struct DifferentialFuzzTests {
   )
   func fixedBudget() {
     let baseSeed = environment("OBSERVANT_FUZZ_SEED").flatMap(UInt64.init) ?? 20_261_123
-    let budget = environment("OBSERVANT_FUZZ_TRANSACTIONS").flatMap(Int.init) ?? 20_000
+    // A quarter in the optimized run with internal checks (CI's `Scripts/fuzz` step runs the
+    // whole budget optimized), a sixteenth under a sanitizer.
+    let budget = environment("OBSERVANT_FUZZ_TRANSACTIONS").flatMap(Int.init) ?? RandomTestBudget.scaled(20_000)
     let statistics = fuzz(baseSeed: baseSeed, totalTransactions: budget, perSession: 250)
     #expect(statistics.transactions >= budget)
     print(
@@ -73,7 +76,8 @@ struct DifferentialFuzzTests {
   @Test("seeds that once found a bug stay green", arguments: 0..<regressionSeeds.count)
   func regressionSeed(_ index: Int) {
     let (seed, mode, found) = Self.regressionSeeds[index]
-    for offset in 0..<4 {
+    // The seed itself in every build; three neighbours too in the plain debug build.
+    for offset in 0..<RandomTestBudget.scaled(4) {
       if case .failure(let failure) = FuzzSession(seed: seed &+ UInt64(offset), mode: mode).run(transactions: 250) {
         Issue.record("regression (once: \(found)): \(failure)")
         return

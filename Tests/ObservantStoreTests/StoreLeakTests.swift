@@ -11,11 +11,11 @@ struct WeakStore {
 }
 
 /// The cycles, run on the main actor of the child process, ten stores per send so that 100,000
-/// cycles take seconds in a debug build.
+/// cycles take seconds in a debug build (6,250 cycles under a sanitizer).
 @MainActor
 enum StoreCycles {
-  static let cycles = 100_000
-  static let batch = 10
+  nonisolated static let cycles = RandomTestBudget.leakCycles
+  nonisolated static let batch = 10
   /// First id of the batch rows; the same ids every batch, so that a cache that kept an invalid
   /// store would hand it out again.
   static let batchID = 1_000
@@ -55,6 +55,9 @@ enum StoreCycles {
     var sampled: [WeakStore] = []
   }
 
+  /// The batches whose stores are sampled (every thousandth, from the first).
+  nonisolated static var sampledBatches: Int { (cycles / batch + 999) / 1_000 }
+
   /// Runs `batchCycle` for the warm-up, then `cycles / batch` times with the heap measured around
   /// them, and reports what every cycle test reports (the caller adds its own fields).
   static func measureCycles(
@@ -63,7 +66,7 @@ enum StoreCycles {
     var tally = Tally()
     for number in 0..<warmUp { batchCycle(number, &tally) }
     tally = Tally()
-    tally.sampled.reserveCapacity(2 * cycles / batch / 1_000 + 2)
+    tally.sampled.reserveCapacity(2 * sampledBatches + 2)
     let createdBefore = diagnostics.storesCreated
     let heapBefore = heapBytesInUse()
     for number in 0..<cycles / batch { batchCycle(number, &tally) }
@@ -145,7 +148,7 @@ struct StoreLeakTests {
   static let heapGrowthBound = 20_000
 
   @Test(
-    "no leaks after 100,000 row cycles (add, scope the row and a child store under it, remove): stores deallocated, cache forgets, heap flat"
+    "no leaks after 100,000 row cycles (6,250 under a sanitizer; add, scope the row and a child store under it, remove): stores deallocated, cache forgets, heap flat"
   )
   func rowScopeInvalidateCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -161,7 +164,7 @@ struct StoreLeakTests {
     #expect(report["storesCreated"] == 2 * cycles)
     #expect(report["freshAndValid"] == cycles)
     #expect(report["invalidated"] == cycles)
-    #expect(report["sampled"] == 2 * cycles / StoreCycles.batch / 1_000)
+    #expect(report["sampled"] == 2 * StoreCycles.sampledBatches)
     #expect(report["alive"] == 0)  // deallocated
     #expect(report["diagnostics"] == 0)
     #expect(report["rows"] == 3)
@@ -170,7 +173,7 @@ struct StoreLeakTests {
   }
 
   @Test(
-    "no leaks after 100,000 optional child cycles (present, scope the child's store, dismiss): stores deallocated, heap flat"
+    "no leaks after 100,000 optional child cycles (6,250 under a sanitizer; present, scope the child's store, dismiss): stores deallocated, heap flat"
   )
   func optionalChildCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -184,7 +187,7 @@ struct StoreLeakTests {
     #expect(report["storesCreated"] == cycles)  // a fresh child store each time
     #expect(report["freshAndValid"] == cycles)
     #expect(report["invalidated"] == cycles)
-    #expect(report["sampled"] == cycles / StoreCycles.batch / 1_000)
+    #expect(report["sampled"] == StoreCycles.sampledBatches)
     #expect(report["alive"] == 0)
     #expect(report["diagnostics"] == 0)
     #expect(report["rowsValid"] == StoreCycles.batch)

@@ -11,9 +11,28 @@ public enum RandomTestBudget {
     max(1, full / divisor)
   }
 
-  private static let divisor: Int = {
+  /// Whether the tests run under the thread or the address sanitizer (`Scripts/sanitize` sets
+  /// their options in the environment).
+  public static let isSanitized: Bool = {
     let environment = ProcessInfo.processInfo.environment
-    if environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil { return 16 }
+    return environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
+  }()
+
+  /// `full` outside the sanitizers, `full / divisor` under one (at least 1): for the length of a
+  /// loop that is not a search (cycles of a leak test, the size of a large collection, a fixed
+  /// fuzzing budget), where a shorter loop shows the same result and the sanitizer's own checks are
+  /// the point of the run. The optimized build with internal checks keeps the full length.
+  public static func underSanitizer(_ full: Int, dividedBy divisor: Int = 16) -> Int {
+    isSanitized ? max(1, full / divisor) : full
+  }
+
+  /// The cycles of a leak test: 100,000 (where a leak of a few bytes per cycle shows on the heap),
+  /// 6,250 under a sanitizer (which does the leak checking itself, and where the heap is not
+  /// measured).
+  public static var leakCycles: Int { underSanitizer(100_000) }
+
+  private static let divisor: Int = {
+    if isSanitized { return 16 }
     #if OBSERVANT_INTERNAL_CHECKS
     return 4
     #else

@@ -274,12 +274,12 @@ struct CycleLeakTests {
   static let heapGrowthBound = 20_000
 
   @Test(
-    "no leaks after 100,000 observe/cancel cycles (withCancellableTracking + cancel): heap flat, no observer entries, every closure released"
+    "no leaks after 100,000 observe/cancel cycles (6,250 under a sanitizer; withCancellableTracking + cancel): heap flat, no observer entries, every closure released"
   )
   func observeCancelCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       let objects = [Profile(), Profile()]
-      var report = measureCycles(100_000) { step in
+      var report = measureCycles(RandomTestBudget.leakCycles) { step in
         let capture = Capture()
         let (_, observation) = withCancellableTracking {
           _ = objects[step % 2].count
@@ -296,18 +296,20 @@ struct CycleLeakTests {
     let report = CycleReport(output: result?.standardOutputContent)
     #expect(report != nil)
     guard let report else { return }
-    #expect(report["cycles"] == 100_000)
-    #expect(report["captures"] == 100_000)
+    #expect(report["cycles"] == RandomTestBudget.leakCycles)
+    #expect(report["captures"] == RandomTestBudget.leakCycles)
     #expect(report["alive"] == 0)  // every onChange closure released
     #expect(report["entries"] == 0)
     if let growth = report["heapGrowth"] { #expect(growth < Self.heapGrowthBound, "heap grew by \(growth) bytes") }
   }
 
-  @Test("no leaks after 100,000 reaction create/cancel cycles: heap flat, no observer entries, every body released")
+  @Test(
+    "no leaks after 100,000 reaction create/cancel cycles (6,250 under a sanitizer): heap flat, no observer entries, every body released"
+  )
   func reactionCycles() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       let objects = [Profile(), Profile()]
-      var report = measureCycles(100_000) { step in
+      var report = measureCycles(RandomTestBudget.leakCycles) { step in
         let capture = Capture()
         let reaction = Reaction("cycle") {
           _ = objects[step % 2].count
@@ -323,8 +325,8 @@ struct CycleLeakTests {
     let report = CycleReport(output: result?.standardOutputContent)
     #expect(report != nil)
     guard let report else { return }
-    #expect(report["cycles"] == 100_000)
-    #expect(report["captures"] == 100_000)
+    #expect(report["cycles"] == RandomTestBudget.leakCycles)
+    #expect(report["captures"] == RandomTestBudget.leakCycles)
     #expect(report["alive"] == 0)  // every body released (with its reaction)
     #expect(report["entries"] == 0)
     if let growth = report["heapGrowth"] { #expect(growth < Self.heapGrowthBound, "heap grew by \(growth) bytes") }

@@ -164,7 +164,7 @@ internal final class ObserverTable: @unchecked Sendable {
     if state.count == 1 { owner.publishHasObservers(true, table: self) }
     // After the publication: the reader's load of the value cannot move before this barrier.
     epoch.add(1, ordering: .sequentiallyConsistent)
-    if _internalChecksEnabled { checkInvariants(state) }
+    if _internalChecksEnabled { checkAfterMutation(state, touched: dependency) }
   }
 
   /// What `link(_:unlessLinked:)` did.
@@ -182,7 +182,7 @@ internal final class ObserverTable: @unchecked Sendable {
         Self.unlink(dependency, in: &state)
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { checkInvariants(state) }
+      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
     }
   }
 
@@ -202,7 +202,7 @@ internal final class ObserverTable: @unchecked Sendable {
         current = rest.next()
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { checkInvariants(state) }
+      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
       return other
     }
   }
@@ -375,10 +375,35 @@ internal final class ObserverTable: @unchecked Sendable {
   /// Checks the table in full: each field's list against its slot (links both ways, the slot
   /// and the key each dependency knows, the count), the total, the slot index, and the owner's
   /// published "has observers" bit; a dead table holds nothing. With internal checks on, after
-  /// every mutation (under the lock); tests call it directly.
+  /// every mutation (under the lock) while the table is small (see `checkAfterMutation`); tests
+  /// call it directly.
   ///
   /// - Complexity: O(*n*) in the linked dependencies and the slots.
   func _checkInvariants() { state.withLock { checkInvariants($0) } }
+
+  /// The checks after a mutation that linked `dependency` (or unlinked some, `nil`): in full while
+  /// the table holds at most `_fullCheckLimit` dependencies; beyond, the links of the dependency
+  /// linked and what the owner publishes, so that a field read by tens of thousands of observers
+  /// stays linear with internal checks on (a full check per link made it quadratic).
+  private func checkAfterMutation(_ state: State, touched dependency: Dependency?) {
+    if state.count <= _fullCheckLimit { return checkInvariants(state) }
+    if let dependency {
+      guard dependency.isLinked, Int(dependency.slot) < state.slots.count else {
+        _invariantViolated("a dependency just linked has no slot")
+      }
+      let slot = state.slots[Int(dependency.slot)]
+      if slot.key != dependency.key { _invariantViolated("a dependency is in the list of another field") }
+      if let previous = dependency.previous {
+        if previous.next !== dependency { _invariantViolated("a dependency's previous link is wrong") }
+      } else if slot.head !== dependency {
+        _invariantViolated("a dependency without a previous link is not its list's head")
+      }
+      if let next = dependency.next, next.previous !== dependency {
+        _invariantViolated("a dependency's next link is wrong")
+      }
+    }
+    checkPublished(state)
+  }
 
   private func checkInvariants(_ state: State) {
     var total = 0
@@ -405,6 +430,12 @@ internal final class ObserverTable: @unchecked Sendable {
     if state.slotIndex.isEmpty != (state.slots.count <= Self.scanLimit) {
       _invariantViolated("\(state.slots.count) slots, slot index \(state.slotIndex.isEmpty ? "empty" : "built")")
     }
+    checkPublished(state)
+  }
+
+  /// A dead table holds nothing; a live one is the table its owner publishes, with the "has
+  /// observers" bit set exactly when it holds a dependency.
+  private func checkPublished(_ state: State) {
     if state.isDead {
       if state.count != 0 { _invariantViolated("a dead table holds \(state.count) dependencies") }
     } else {
