@@ -261,13 +261,13 @@ enum HHWriter {
   }
 }
 
-/// Disposing the body that is running: every one of these stops the program ("Attempted to read an
-/// unowned reference but object ... was already destroyed") under ReactionTracking; under
-/// AppleObservationTracking the same code works. None of them is listed as a programming error.
-/// Disabled (a crash cannot be a known issue): enable one to reproduce.
+/// Disposing the body that is running: every one of these stopped the program ("Attempted to read
+/// an unowned reference but object ... was already destroyed") under ReactionTracking, whose
+/// reaction held its body, and the node its tree, unowned during the run; under
+/// AppleObservationTracking the same code worked. None of them is a programming error.
 @Suite("HH disposing the running body")
 struct HHDisposeRunningTests {
-  @Test(.disabled("library bug: crashes (unowned reference) when a cell's render enqueues its own cell"))
+  @Test("a cell's render that enqueues its own cell: the cell is unbound and never renders again (no crash)")
   func cellRenderEnqueuesItsOwnCell() {
     let model = HHModel()
     let pool = CellPool("Cell")
@@ -283,7 +283,7 @@ struct HHDisposeRunningTests {
     #expect(cell?.history == ["0", "1"])
   }
 
-  @Test(.disabled("library bug: crashes (unowned reference) when a cell's render re-binds its own cell"))
+  @Test("a cell's render that re-binds its own cell to another row: the cell shows the new row (no crash)")
   func cellRenderRebindsItsOwnCell() {
     let model = HHModel()
     let pool = CellPool("Cell")
@@ -303,7 +303,7 @@ struct HHDisposeRunningTests {
   }
 
   @MainActor
-  @Test(.disabled("library bug: crashes (unowned reference) when a scheduled cell's render enqueues its own cell"))
+  @Test("a scheduled cell's render that enqueues its own cell: the cell is unbound (no crash)")
   func scheduledCellRenderEnqueuesItsOwnCell() async {
     let model = HHModel()
     let pool = CellPool("Cell", tracking: ReactionTracking(scheduling: .mainActor))
@@ -318,7 +318,7 @@ struct HHDisposeRunningTests {
     #expect(cell?.isBound == false)
   }
 
-  @Test(.disabled("library bug: crashes (unowned reference) when a body tears its own tree down"))
+  @Test("a body that tears its own tree down: no live nodes (no crash)")
   func bodyTearsDownItsTree() {
     let model = HHModel()
     var tree: RenderTree?
@@ -330,7 +330,7 @@ struct HHDisposeRunningTests {
     #expect(tree?.liveNodeNames == [])
   }
 
-  @Test(.disabled("library bug: crashes (unowned reference) when a body releases the last reference to its tree"))
+  @Test("a body that releases the last reference to its tree: the tree goes away after the run (no crash)")
   func bodyReleasesItsTree() {
     let model = HHModel()
     var tree: RenderTree?
@@ -344,7 +344,7 @@ struct HHDisposeRunningTests {
     #expect(tree == nil)
   }
 
-  @Test(.disabled("library bug: crashes (unowned reference) when a cell's render releases its pool"))
+  @Test("a cell's render that releases its pool: the pool goes away, the cell stays (no crash)")
   func renderReleasesItsPool() {
     let model = HHModel()
     var pool: CellPool? = CellPool("Cell")

@@ -67,6 +67,14 @@ public final class Cell: CustomStringConvertible {
     boundID = nil
   }
 
+  /// Whether a render of `binding` may show: it is the cell's binding, or the cell was enqueued
+  /// during that render (and is bound to nothing). A render whose cell was bound to another row
+  /// meanwhile (a table reloading from inside a cell's update) shows nothing: the cell shows its
+  /// new row.
+  fileprivate func shows(_ binding: CellBinding) -> Bool {
+    self.binding == nil || self.binding === binding
+  }
+
   fileprivate func show(_ rendered: String) {
     content = rendered
     renderCount += 1
@@ -87,7 +95,8 @@ private final class CellBinding: RenderBody {
   }
 
   func run() {
-    cell.show(render())
+    let rendered = render()
+    if cell.shows(self) { cell.show(rendered) }
   }
 
   func finishRun() {}

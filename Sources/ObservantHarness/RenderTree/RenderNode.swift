@@ -28,6 +28,9 @@ internal final class RenderNode: RenderBody {
   @exclusivity(unchecked) private(set) var output: String?
   @exclusivity(unchecked) private(set) var runCount = 0
   @exclusivity(unchecked) private(set) var isDisposed = false
+  /// The tree, held from `run()` to `finishRun()`: a body may release the last reference to its
+  /// tree, which then goes away once the run has finished.
+  @exclusivity(unchecked) private var runningTree: RenderTree?
 
   /// Children in declaration order, and the same nodes by key.
   @exclusivity(unchecked) private var children: [RenderNode] = []
@@ -97,6 +100,7 @@ internal final class RenderNode: RenderBody {
     isPrepared = false
     runCount += 1
     let tree = self.tree  // one strong reference for the run (each use of the unowned one takes one)
+    runningTree = tree
     tree.bodyWillRun(name, causes: tree.asksCauses ? subscription?.lastRunCauses ?? [] : [])
     output = nil
     var context = tree.makeContext(for: self)
@@ -117,6 +121,7 @@ internal final class RenderNode: RenderBody {
   /// may call a user's `==` that reads tracked fields, and new children's first runs read what
   /// they read for themselves.
   func finishRun() {
+    let tree = runningTree.take() ?? self.tree
     defer { tree.bodyDidRun() }
     let declared = declarations
     declarations = []

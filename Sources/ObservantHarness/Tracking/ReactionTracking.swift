@@ -61,6 +61,9 @@ public struct ReactionTracking: RenderTracking {
         node.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses,
         isolation: isolation
       ) { [unowned node] in
+        // Held for the whole run: a body may dispose of its own node (tear its tree down, release
+        // the last reference to its tree); `finishRun()` then does nothing.
+        let node = node
         node.run()
         // A leaf that declared nothing reconciles nothing: no user code, no reads to keep out.
         if node.reconciles { withoutTracking { node.finishRun() } } else { node.finishRun() }
@@ -70,6 +73,8 @@ public struct ReactionTracking: RenderTracking {
       body.name, ownedByParent: false, scheduling: scheduling, recordingCauses: recordingCauses, isolation: isolation
     ) {
       [unowned body] in
+      // Held for the whole run: a cell's render may enqueue its own cell, or release its pool.
+      let body = body
       body.run()
       // Comparing inputs may call a user's `==` that reads tracked fields: those reads must not
       // become this body's dependencies. Children track their own reads in their own reactions.
