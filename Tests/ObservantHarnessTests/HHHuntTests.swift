@@ -958,10 +958,8 @@ struct HHScheduledTests {
     await hhNextTurn()
     #expect(tree.liveNodeNames == ["P"])
     #expect(tree.runCount(of: "P") == 2)
-    withKnownIssue("scheduled re-runs of one turn run in the order they were dirtied, not in creation order") {
-      #expect(tree.log.last?.runs == ["P"])
-      #expect(tree.log.totalRuns(of: "C") == 1)
-    }
+    #expect(tree.log.last?.runs == ["P"])
+    #expect(tree.log.totalRuns(of: "C") == 1)
   }
 
   @MainActor
@@ -973,9 +971,7 @@ struct HHScheduledTests {
     list.rows.remove(id: 2)
     await hhNextTurn()
     #expect(tree.liveNodeNames == ["List", "Row[1]", "Row[3]"])
-    withKnownIssue("the removed row's child runs once more, before its parent disposes it") {
-      #expect(tree.log.totalRuns(of: "Row[2]") == 1)
-    }
+    #expect(tree.log.totalRuns(of: "Row[2]") == 1)
   }
 
   @MainActor

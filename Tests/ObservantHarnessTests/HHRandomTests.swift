@@ -204,11 +204,7 @@ struct HHScheduledOrderTests {
     model.b = 1  // dirties P, which passes C a new input
     await hhNextTurn3()
     #expect(tree.output(of: "C") == "1 1")
-    withKnownIssue(
-      "scheduled re-runs of one turn run in the order they were dirtied: the child runs before its parent, then again for its input"
-    ) {
-      #expect(tree.log.last?.runs == ["P", "C"])
-    }
+    #expect(tree.log.last?.runs == ["P", "C"])
   }
 
   @MainActor
@@ -220,9 +216,7 @@ struct HHScheduledOrderTests {
     list.rows[id: 1] = HHRow(id: 1, count: 2)
     await hhNextTurn3()
     #expect(tree.output(of: "Row[1]") == "r1: 2")
-    withKnownIssue("scheduled re-runs of one turn run in the order they were dirtied") {
-      #expect(tree.log.last?.runs == ["List", "Row[1]"])
-    }
+    #expect(tree.log.last?.runs == ["List", "Row[1]"])
     // Afterwards, the child follows the new row.
     list.rows[id: 1]?.count = 3
     await hhNextTurn3()

@@ -10,6 +10,11 @@ func nextMainActorTurn() async {
   }
 }
 
+/// A task-local value of the test's own, for `handedOffRunTaskLocals`.
+enum ScheduledMarker {
+  @TaskLocal static var value = 0
+}
+
 /// `Reaction(scheduling: .mainActor)`: re-runs handed to the main actor's next turn, coalesced.
 @MainActor
 @Suite("Scheduled reactions")
@@ -30,6 +35,66 @@ struct ScheduledReactionTests {
     #expect(reaction.runCount == 2)
     await nextMainActorTurn()
     #expect(reaction.runCount == 2)
+    reaction.cancel()
+  }
+
+  @Test(
+    "runs handed to the main actor by several transactions run in creation order: a parent before its child, the child once"
+  )
+  func creationOrderAcrossTransactions() async {
+    let profile = Profile()
+    var runs: [String] = []
+    var child: Reaction?
+    let parent = Reaction("parent", scheduling: .mainActor) {
+      let count = profile.count
+      runs.append("parent")
+      // A new input for the child: it re-runs (once) after this run.
+      child?.cancel()
+      child = Reaction("child", scheduling: .mainActor) { runs.append("child \(profile.first) \(count)") }
+    }
+    runs = []
+    profile.first = "Grace"  // dirties the child first
+    profile.count = 1  // then the parent, in a later transaction
+    await nextMainActorTurn()
+    #expect(runs == ["parent", "child Grace 1"])
+    parent.cancel()
+    child?.cancel()
+  }
+
+  @Test("a child dirtied in an earlier transaction than its parent's re-run that disposes of it does not run")
+  func disposedChildDoesNotRunAfterEarlierDirtying() async {
+    let profile = Profile()
+    var runs: [String] = []
+    let parent = Reaction("parent", scheduling: .mainActor) {
+      runs.append("parent")
+      if profile.count == 0 {
+        _ = Reaction("child", scheduling: .mainActor) { runs.append("child \(profile.first)") }
+      }
+    }
+    runs = []
+    profile.first = "Grace"  // dirties the child
+    profile.count = 1  // then the parent, whose re-run disposes of the child
+    await nextMainActorTurn()
+    #expect(runs == ["parent"])
+    parent.cancel()
+  }
+
+  @Test(
+    "a handed-off run sees the flush limit of its hand-off, not other task-local values of the code that made the change"
+  )
+  func handedOffRunTaskLocals() async {
+    let profile = Profile()
+    var seen: [(marker: Int, rounds: Int)] = []
+    let reaction = Reaction("label", scheduling: .mainActor) {
+      _ = profile.count
+      seen.append((ScheduledMarker.value, Reaction.maximumFlushRounds))
+    }
+    ScheduledMarker.$value.withValue(7) {
+      Reaction.$maximumFlushRounds.withValue(3) { profile.count = 1 }
+    }
+    await nextMainActorTurn()
+    #expect(seen.map(\.marker) == [0, 0])
+    #expect(seen.map(\.rounds) == [100, 3])
     reaction.cancel()
   }
 

@@ -217,6 +217,8 @@ public struct ReactionScheduling: Sendable, Equatable {
   /// reaction created on another actor or thread (its first run happens at creation, where it is
   /// created; its body must be safe to run on the main actor after that). A reaction whose own
   /// runs keep dirtying it stops after `Reaction.maximumFlushRounds` consecutive turns (see
-  /// `Reaction`).
+  /// `Reaction`). The re-runs handed to the main actor run in creation order (a parent before the
+  /// reactions it created), whichever transactions dirtied them, in a job that inherits no
+  /// task-local value except the flush limit and the diagnostic handler of the hand-off.
   public static var mainActor: ReactionScheduling { ReactionScheduling(kind: .mainActor) }
 }

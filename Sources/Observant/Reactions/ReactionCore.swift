@@ -212,7 +212,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       }
       Task { [self] in await runHandedOff(on: actor) }
     case (.mainActor, _), (.synchronous, .any), (.synchronous, .mainActor):
-      Task { @MainActor [self] in runHandedOffNow() }
+      // In creation order with the other runs handed to the main actor (see `MainActorRuns`).
+      MainActorRuns.enqueue(self)
     }
   }
 
@@ -252,7 +253,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   }
 
   /// The handed-off run, on the reaction's isolation.
-  private func runHandedOffNow() {
+  func runHandedOffNow() {
     handedOff.store(false, ordering: .releasing)
     // Taken after the hand-off is released: a hand-off from now on is a new one (with its own
     // flag); one that came before is absorbed by this run.
