@@ -76,6 +76,9 @@ public final class CellPool {
   /// `prepareForReuse`: cancels the cell's observation (unbinds it) and returns it to the free
   /// list. The cell keeps showing its last content until it is bound again. Enqueueing a cell
   /// that is already free does nothing; enqueueing another pool's cell is a programming error.
+  /// A cell's own render may enqueue it (a table reloading from inside a cell's update): that
+  /// render's result still shows, unless the render also bound the cell to another row, which the
+  /// cell then shows.
   ///
   /// - Complexity: O(1).
   public func enqueue(_ cell: Cell) {

@@ -176,7 +176,8 @@ public final class RenderTree {
   }
 
   /// Disposes every node: their subscriptions are cancelled and they never run again, and the tree is
-  /// left empty. Calling it again does nothing; deinitializing the tree calls it.
+  /// left empty. Calling it again does nothing; deinitializing the tree calls it. A body may call it
+  /// (or release the last reference to its tree): the running body finishes, declaring nothing.
   ///
   /// - Complexity: O(*n*) in the live nodes.
   public func tearDown() {
