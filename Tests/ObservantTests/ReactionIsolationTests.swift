@@ -1,3 +1,5 @@
+import Dispatch
+import ObservantTestSupport
 import Synchronization
 import Testing
 
@@ -49,6 +51,38 @@ private actor Worker {
 
   func stop() {
     reaction?.cancel()
+  }
+}
+
+/// An actor whose reaction creates a child reaction on each run (both belong to the actor), and
+/// that can be held busy while other threads make changes, so that several hand-offs wait for it.
+private actor Family {
+  let profile: Profile
+  let log = Shared<[String]>([])
+  private var parent: Reaction?
+
+  init(profile: Profile) {
+    self.profile = profile
+  }
+
+  func start() {
+    let profile = self.profile
+    parent = Reaction("parent", ownedByParent: false) { [log, unowned self] in
+      let count = profile.count
+      log.value.append("parent")
+      // The body is not isolated to the actor: the child is given it.
+      _ = Reaction("child", isolation: self) { log.value.append("child \(profile.first) \(count)") }
+    }
+  }
+
+  /// Keeps the actor busy until `gate` is signalled (at most 300 s), after setting `entered`.
+  func hold(until gate: DispatchSemaphore, entered: Shared<Bool>) {
+    entered.value = true
+    _ = gate.wait(timeout: .now() + 300)
+  }
+
+  func stop() {
+    parent?.cancel()
   }
 }
 
@@ -182,6 +216,28 @@ struct ReactionIsolationTests {
     await waitForRuns(3, of: worker)
     #expect(worker.onMain.value == [false, true, true])
     await worker.stop()
+  }
+
+  @Test(
+    "runs handed to an actor by several transactions run in creation order on it: a parent before its child, the child once"
+  )
+  func handedOffToAnActorInCreationOrder() async {
+    let profile = Profile()
+    let family = Family(profile: profile)
+    await family.start()
+    family.log.value = []
+    let gate = DispatchSemaphore(value: 0)
+    let entered = Shared(false)
+    let holder = Task { await family.hold(until: gate, entered: entered) }
+    #expect(await waitUntil { entered.value })
+    // Off the actor, while it is busy: the child is dirtied first, then its parent.
+    profile.first = "Grace"
+    profile.count = 1
+    gate.signal()
+    await holder.value
+    #expect(await waitUntil { family.log.value.count >= 2 })
+    await family.stop()
+    #expect(family.log.value == ["parent", "child Grace 1"])
   }
 
   @Test("a .mainActor reaction created by a nonisolated helper on the main actor re-runs on the main actor")

@@ -187,8 +187,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   }
 
   /// Hands a run to the reaction's isolation (for `.mainActor` scheduling, always the main
-  /// actor); runs already handed off and not started yet absorb this one (they will read the
-  /// latest values).
+  /// actor), in creation order with the other runs handed to it (see `HandedOffRuns`); runs
+  /// already handed off and not started yet absorb this one (they will read the latest values).
   ///
   /// A reaction whose own run dirtied it again (directly, or through the reactions its writes
   /// re-ran in the same flush) and must hand that re-run off (a `.mainActor` reaction; on Apple
@@ -210,10 +210,9 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
         handedOff.store(false, ordering: .releasing)
         return
       }
-      Task { [self] in await runHandedOff(on: actor) }
+      HandedOffRuns.enqueue(self, on: actor)
     case (.mainActor, _), (.synchronous, .any), (.synchronous, .mainActor):
-      // In creation order with the other runs handed to the main actor (see `MainActorRuns`).
-      MainActorRuns.enqueue(self)
+      HandedOffRuns.enqueue(self, on: MainActor.shared)
     }
   }
 
@@ -246,10 +245,6 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       return reference.actor.map { "the actor \(type(of: $0))" } ?? "an actor that is gone"
     }
     return "the main actor"
-  }
-
-  private func runHandedOff(on actor: isolated any Actor) {
-    runHandedOffNow()
   }
 
   /// The handed-off run, on the reaction's isolation.
