@@ -868,3 +868,124 @@ struct HAMainActorCreatedTests {
     reaction.cancel()
   }
 }
+
+// MARK: - Writes from another thread while a scope still runs
+
+/// Runs `body` on a new thread and blocks the caller until it has finished (for synchronous code
+/// that must make another thread write in the middle of a run).
+func haRunAndWait(_ body: @escaping @Sendable () -> Void) {
+  let done = DispatchSemaphore(value: 0)
+  Thread {
+    body()
+    done.signal()
+  }.start()
+  done.wait()
+}
+
+@Suite("HA: writes from another thread during a run")
+struct HAWriteDuringRunTests {
+  /// withTracking: "Each field is observed from the moment it is read, so no write that follows a
+  /// read is missed: not one from another thread while `apply` still runs".
+  @Test("withTracking: a write from another thread while apply still runs, after the read, calls onChange once")
+  func withTrackingWriteDuringApply() {
+    let model = HAModel()
+    let counters = HACounters()
+    withTracking {
+      _ = model.a
+      haRunAndWait { model.a = 1 }
+    } onChange: {
+      counters.runs.add(1, ordering: .relaxed)
+    }
+    #expect(counters.runs.load(ordering: .relaxed) == 1)
+  }
+
+  /// Reaction: "It never runs concurrently with itself: if it is dirtied while it runs on another
+  /// thread, that thread runs it again before returning."
+  @Test("a reaction dirtied by another thread during its re-run runs again before the write that started it returns")
+  func reactionDirtiedDuringARun() {
+    let model = HAModel()
+    let counters = HACounters()
+    let reaction = Reaction("HADuringRun") {
+      let value = model.a
+      counters.append(value)
+      if value == 1 { haRunAndWait { model.a = 2 } }
+    }
+    model.a = 1
+    #expect(counters.values == [0, 1, 2])
+    withExtendedLifetime(reaction) {}
+  }
+
+  @Test(
+    "a reaction dirtied by another thread during its first run has read the latest value when its initializer returns")
+  func reactionDirtiedDuringTheFirstRun() {
+    let model = HAModel()
+    let counters = HACounters()
+    let reaction = Reaction("HADuringFirstRun") {
+      let value = model.a
+      counters.append(value)
+      if value == 0 { haRunAndWait { model.a = 1 } }
+    }
+    #expect(counters.last == 1)
+    withExtendedLifetime(reaction) {}
+  }
+
+  /// TrackedValues: "a new value after each transaction that changed what the closure read".
+  @Test("TrackedValues: a write from another thread during an evaluation, after the read, makes the next value due")
+  func trackedValuesWriteDuringEvaluation() async {
+    let model = HAModel()
+    let counters = HACounters()
+    let consumer = Task.detached {
+      for await value in TrackedValues({ () -> Int in
+        let value = model.a
+        if value == 0 { haRunAndWait { model.a = 1 } }
+        return value
+      }) {
+        counters.append(value)
+        if value == 1 { break }
+      }
+      counters.flag.store(true, ordering: .sequentiallyConsistent)
+    }
+    let finished = await waitUntil { counters.flag.load(ordering: .sequentiallyConsistent) }
+    if !finished { consumer.cancel() }
+    #expect(finished)
+    #expect(counters.values == [0, 1])
+  }
+}
+
+// MARK: - The main actor's runaway limit
+
+@Suite("HA: .mainActor runaway limit")
+struct HAMainActorRunawayTests {
+  /// "A reaction scheduled on the main actor that keeps dirtying itself ... after
+  /// `Reaction.maximumFlushRounds` consecutive self-dirtying turns it is reported the same way
+  /// (`.runawayFlush`, naming it) and not scheduled again until a change made outside its runs
+  /// dirties it." `maximumFlushRounds`: "Override for a task with `withValue`";
+  /// `withDiagnosticHandler`: "the diagnostics raised on this task".
+  @Test("a .mainActor reaction writing what it reads stops after the limit and is reported")
+  func selfDirtyingStops() async {
+    let model = HAModel()
+    let diagnostics = Mutex<[ReactionDiagnostic]>([])
+    let reaction = await Reaction.withDiagnosticHandler({ diagnostic in
+      diagnostics.withLock { $0.append(diagnostic) }
+    }) {
+      await Reaction.$maximumFlushRounds.withValue(5) {
+        let reaction = Reaction("HARunaway", scheduling: .mainActor) {
+          let value = model.a
+          if value > 0 { model.a = value + 1 }
+        }
+        model.a = 1
+        _ = await waitUntil { model.a > 150 || diagnostics.withLock { !$0.isEmpty } }
+        return reaction
+      }
+    }
+    let stoppedAt = model.a
+    for _ in 0..<5 { await MainActor.run {} }
+    #expect(model.a == stoppedAt)  // not scheduled again
+    let reported = diagnostics.withLock { $0 }
+    #expect(reported.count == 1)
+    #expect(reported.first?.kind == .runawayFlush)
+    #expect(reported.first?.reactionNames == ["HARunaway"])
+    #expect(stoppedAt <= 8)  // the limit of the task that created it (5), not the default (100)
+    reaction.cancel()
+  }
+}
