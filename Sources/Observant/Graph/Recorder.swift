@@ -84,12 +84,25 @@ internal final class Recorder {
     _ registrar: TrackingRegistrar, _ key: FieldKey, _ name: @autoclosure () -> FieldName, text: StaticString = "",
     seen: UInt64
   ) {
-    if Unmanaged.passUnretained(registrar).toOpaque() == lastRegistrar, key.rawValue == lastKey, seen == lastSeen,
-      currentGuardIdentity == lastGuardIdentity
+    if Unmanaged.passUnretained(registrar).toOpaque() == lastRegistrar, Self.lastKeyWord(key, text) == lastKey,
+      seen == lastSeen, currentGuardIdentity == lastGuardIdentity
     {
       return
     }
     recordNew(registrar, key, name(), text: text, seen: seen)
+  }
+
+  /// What `lastKey` holds for a read: the key, or for a field keyed by name and not resolved yet,
+  /// its literal's address with the top bit set (no resolved key has it). Two hand-written fields
+  /// of one object are both `.unresolved`: comparing the key alone took the second for a repeat of
+  /// the first, and its read was not recorded. (Folded at each accessor: `key` and the literal's
+  /// representation are constants there.)
+  @inlinable @inline(__always)
+  static func lastKeyWord(_ key: FieldKey, _ text: StaticString) -> UInt {
+    if key.isResolved { return key.rawValue }
+    let address =
+      text.hasPointerRepresentation ? UInt(bitPattern: text.utf8Start) : UInt(text.unicodeScalar.value) << 1 | 1
+    return address | 1 << (UInt.bitWidth - 1)
   }
 
   @usableFromInline
@@ -99,7 +112,7 @@ internal final class Recorder {
   func recordNew(_ registrar: TrackingRegistrar, _ key: FieldKey, _ name: FieldName, text: StaticString, seen: UInt64) {
     defer { if _internalChecksEnabled { _checkInvariantsAfterRead() } }
     lastRegistrar = Unmanaged.passUnretained(registrar).toOpaque()
-    lastKey = key.rawValue
+    lastKey = Self.lastKeyWord(key, text)
     lastSeen = seen
     lastGuardIdentity = currentGuardIdentity
     let resolved = key.isResolved ? key : FieldNames.key(for: text)
