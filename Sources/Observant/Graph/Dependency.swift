@@ -76,3 +76,16 @@ extension Sequence where Element == Dependency {
     }
   }
 }
+
+/// A dependency's reflection leaves out its list neighbours, held `unowned(unsafe)` (valid only
+/// under its table's lock), and its observer (which reflects its dependencies in turn).
+extension Dependency: CustomReflectable {
+  var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "field": "\(name.typeName).\(name.fieldName(for: key))", "table": table, "isLinked": isLinked,
+      ],
+      displayStyle: .class)
+  }
+}

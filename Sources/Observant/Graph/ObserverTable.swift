@@ -451,3 +451,12 @@ internal final class ObserverTable: @unchecked Sendable {
     }
   }
 }
+
+/// A table's reflection (`dump`, a debugger's summary, a test's failure message) shows only what
+/// stays valid after its owner is gone: the owner is held `unowned(unsafe)` (so is a derived
+/// value's `computedSource`), and reflecting a dead one would read freed memory.
+extension ObserverTable: CustomReflectable {
+  var customMirror: Mirror {
+    Mirror(self, children: ["ownerIdentity": ownerIdentity], displayStyle: .class)
+  }
+}

@@ -9,8 +9,10 @@ import Synchronization
 internal final class OneShotObserver: Observer, @unchecked Sendable {
   /// Where the observer is in its life: running its scope, holding the dependencies the scope
   /// adopted, or spent (fired or cancelled, possibly before the scope adopted its dependencies).
+  /// `runningSawDeinit`: running, and an object the scope read went away meanwhile (the scope
+  /// looks at its dependencies once it has adopted them).
   private enum Phase: UInt8 {
-    case running, adopted, spent
+    case running, runningSawDeinit, adopted, spent
   }
 
   private let phase = Atomic<UInt8>(Phase.running.rawValue)
@@ -44,7 +46,16 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
   /// when it ends). The last copy of a value going away is not a change (the slots that held it
   /// changed, and told their readers); once every registrar the scope read is gone, it gives up.
   override func registrarDidDeinit() {
-    guard phase.load(ordering: .acquiring) == Phase.adopted.rawValue else { return }
+    var current = phase.load(ordering: .acquiring)
+    while current == Phase.running.rawValue {
+      // The scope is still running (the object was made and released inside `apply`): the scope
+      // has not adopted its dependencies yet. Noted for `adopt`, which looks then.
+      let (exchanged, original) = phase.compareExchange(
+        expected: current, desired: Phase.runningSawDeinit.rawValue, ordering: .acquiringAndReleasing)
+      if exchanged { return }
+      current = original
+    }
+    guard current == Phase.adopted.rawValue else { return }
     let (objectGone, anyAlive) = lock.withLock { _ -> (Dependency?, Bool) in
       guard let dependencies else { return (nil, true) }
       var objectGone: Dependency?
@@ -92,9 +103,20 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
   /// another thread, or by a write inside the scope), they are unlinked now.
   func adopt(_ dependencies: __owned OneShotDependencies) {
     self.dependencies = consume dependencies
-    let (adopted, _) = phase.compareExchange(
-      expected: Phase.running.rawValue, desired: Phase.adopted.rawValue, ordering: .acquiringAndReleasing)
-    // Spent while the scope ran: nobody else reads them (the spender saw no dependencies).
-    if !adopted { self.dependencies.take()?.unlinkAll() }
+    var expected = Phase.running.rawValue
+    while true {
+      let (adopted, original) = phase.compareExchange(
+        expected: expected, desired: Phase.adopted.rawValue, ordering: .acquiringAndReleasing)
+      if adopted { break }
+      guard original == Phase.runningSawDeinit.rawValue else {
+        // Spent while the scope ran: nobody else reads them (the spender saw no dependencies).
+        self.dependencies.take()?.unlinkAll()
+        return
+      }
+      expected = original
+    }
+    // An object the scope read went away while it ran: that is a change too (or, if every
+    // registrar the scope read is gone, the end of the observation).
+    if expected == Phase.runningSawDeinit.rawValue { registrarDidDeinit() }
   }
 }
