@@ -145,6 +145,12 @@ private final class HPEquatableHolder: Trackable, @unchecked Sendable {
   @Tracked var item = HPEquatableItem(name: "a")
 }
 
+private final class HPEquatableHolders: Trackable, @unchecked Sendable {
+  let trackingRegistrar = TrackingRegistrar()
+  @Tracked var maybe: HPEquatableItem? = HPEquatableItem(name: "a")
+  @Tracked var items = [HPEquatableItem(name: "a"), HPEquatableItem(name: "b")]
+}
+
 /// Neither Equatable nor a class: every write notifies.
 private struct HPOpaque {
   var value: Int
@@ -642,8 +648,8 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     #expect(count.value == 0)
   }
 
-  // Doc ambiguity: "`Equatable` values compare with `==`, class references with `===`" does not say
-  // which wins for an `Equatable` class. `==` wins (as with Apple's `@Observable` on this toolchain).
+  // An `Equatable` class that is not observable compares with `==` (as with Apple's `@Observable`):
+  // its readers cannot depend on its fields.
   @Test func equatableClassReferenceEqualButNotIdenticalDoesNotNotify() {
     let holder = HPReferenceHolder()
     let count = HPCount()
@@ -658,9 +664,10 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     #expect(count.value == 1)
   }
 
-  // The consequence for an `Equatable` `Trackable` class: a reader keeps observing the replaced
-  // object, and misses every later change of the object now stored.
-  @Test func equatableTrackableReplacedByAnEqualObjectLeavesReadersOnTheOldOne() {
+  // An `Equatable` `Trackable` class is compared by identity: with `==`, a reader kept observing the
+  // replaced object and missed every later change of the object now stored (a stale reader).
+  @Test("an observable object replaced by an equal but different one re-runs its readers, who then follow the new one")
+  func equatableTrackableReplacedByAnEqualObjectLeavesReadersOnTheOldOne() {
     let holder = HPEquatableHolder()
     let old = holder.item
     let seen = HPLog()
@@ -668,8 +675,31 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     holder.item = HPEquatableItem(name: "a")  // == old, another object
     #expect(holder.item !== old)
     holder.item.name = "b"
-    #expect(seen.lines == ["a"])  // stale: the reaction still depends on the old object's name
-    #expect(reaction.runCount == 1)
+    #expect(seen.lines == ["a", "a", "b"])
+    #expect(reaction.runCount == 3)
+  }
+
+  @Test(
+    "an optional or an array of observable objects replaced by equal but different ones re-runs readers, who follow the new ones"
+  )
+  func equatableTrackablesInOptionalsAndArrays() {
+    let holder = HPEquatableHolders()
+    let seen = HPLog()
+    let reaction = Reaction("items") {
+      seen.append((holder.maybe?.name ?? "-") + (holder.items.first?.name ?? "-"))
+    }
+    holder.maybe = HPEquatableItem(name: "a")  // ==, another object
+    holder.items = [HPEquatableItem(name: "a"), HPEquatableItem(name: "b")]  // ==, other objects
+    #expect(reaction.runCount == 3)
+    holder.maybe?.name = "x"
+    holder.items[0].name = "y"
+    #expect(seen.lines == ["aa", "aa", "aa", "xa", "xy"])
+    // The same objects assigned again: nothing changed.
+    let same = holder.items
+    holder.items = same
+    holder.maybe = holder.maybe
+    #expect(reaction.runCount == 5)
+    reaction.cancel()
   }
 
   @Test func nonEquatableValuesAlwaysNotify() {

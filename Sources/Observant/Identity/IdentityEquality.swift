@@ -11,8 +11,9 @@
 /// | `IdentityComparable` (e.g. enum state) | its own `isIdentityEqual` |
 /// | anything else | never |
 ///
-/// "Never" does not mean "always notify": accessors fall back to `==` for `Equatable` values and
-/// `===` for class references before notifying. "Identity-equal" does not mean "unchanged" either:
+/// "Never" does not mean "always notify": accessors fall back to `===` for observable objects
+/// (`Trackable`, optional or in a collection, even when `Equatable`), `==` for other `Equatable`
+/// values and `===` for other class references before notifying. "Identity-equal" does not mean "unchanged" either:
 /// when an edited copy is assigned over the value it was copied from, the fields that differ
 /// notify their own readers.
 ///

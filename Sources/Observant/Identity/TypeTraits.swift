@@ -41,6 +41,10 @@ internal enum _TypeTraits {
   /// state, an optional or a collection of states): what happens to the value concerns the
   /// readers of other registrars than its own.
   @usableFromInline static var holdsNestedState: UInt32 { 1 << 11 }
+  /// An observable object (`Trackable`), an optional one, or a collection of them: compared by
+  /// identity, also when `Equatable` (readers depend on the object's own fields, which an equal
+  /// object does not share).
+  @usableFromInline static var objects: UInt32 { 1 << 12 }
 
   /// The flags of `Value`: a look-up in the shims' table (see `observant_type_traits_get`), which
   /// a miss fills.
@@ -74,12 +78,26 @@ internal enum _TypeTraits {
       flags |= collectionOfStates
     }
     if Value.self is AnyObject.Type { flags |= reference }
+    if Value.self is any Trackable.Type {
+      flags |= objects
+    } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is any Trackable.Type {
+      flags |= objects
+    } else if let collection = Value.self as? any Collection.Type, _elementsAreObjects(collection) {
+      flags |= objects
+    }
     if _isPOD(Value.self) { flags |= trivial }
     if flags & (identityComparable | observableState | optionalState | collectionOfStates | dictionaryOfStates) != 0 {
       flags |= mayHoldState
     }
     if flags & observableState != 0, _fieldsMayHoldState(Value.self) { flags |= holdsNestedState }
     return flags
+  }
+
+  private static func _elementsAreObjects(_ collection: any Collection.Type) -> Bool {
+    func elementsAreObjects<Elements: Collection>(_: Elements.Type) -> Bool {
+      Elements.Element.self is any Trackable.Type
+    }
+    return _openExistential(collection, do: elementsAreObjects)
   }
 
   /// Whether a tracked field of the state type `type` holds a value that may hold observable

@@ -1,8 +1,10 @@
 /// What writing a new value over an old one changes (the tracking contract's rule 4, with copies).
 ///
 /// Everything here is generic and decides by the value's type, answered from `_TypeTraits`:
-/// identity rules first (their answer is final for the slot), then `==` for `Equatable` values,
-/// then `===` for class references; any other value always counts as changed. Accessors are generic
+/// identity rules first (their answer is final for the slot), then object identity for observable
+/// objects (`Trackable`, optional or in a collection: an equal but different object would leave the
+/// slot's readers depending on the old object's fields), then `==` for `Equatable` values, then
+/// `===` for class references; any other value always counts as changed. Accessors are generic
 /// over the field type and inlinable, so in optimized builds each call site is specialized to the
 /// concrete field type.
 @usableFromInline
@@ -24,6 +26,9 @@ internal func _classifyWrite<Value>(_ old: Value, _ new: Value) -> _WriteChange 
     guard _isIdentityEqual(old, new) else { return .slot }
     if let before = _contentStamp(of: old), let after = _contentStamp(of: new), before == after { return .none }
     return .content
+  }
+  if flags & _TypeTraits.objects != 0 {
+    return _sameObjects(old, new) ? .none : .slot
   }
   if flags & _TypeTraits.equatable != 0, let equatable = _EquatableProbe<Value>.self as? any _EquatableProbing.Type {
     return equatable._areEqual(old, new) ? .none : .slot
@@ -47,8 +52,8 @@ package func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
 @inlinable
 internal func _isComparable<Value>(_: Value.Type) -> Bool {
   _TypeTraits.flags(of: Value.self)
-    & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference)
-    != 0
+    & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference
+      | _TypeTraits.objects) != 0
 }
 
 /// A number that is equal for two values of the same lineage exactly when their content is
@@ -81,4 +86,40 @@ internal func _openContentVersion<Versioned: _IdentifiedArrayVersions, Value>(_:
   -> UInt64
 {
   (value as! Versioned)._contentVersion
+}
+
+/// Whether two values flagged `_TypeTraits.objects` hold the same objects: the same instance, both
+/// `nil` or the same instance, or collections of the same count with the same instance at each
+/// position.
+@usableFromInline
+internal func _sameObjects<Value>(_ old: Value, _ new: Value) -> Bool {
+  if Value.self is AnyObject.Type { return (old as AnyObject) === (new as AnyObject) }
+  if let optional = Value.self as? any _OptionalObjects.Type { return _openSameOptional(optional, old, new) }
+  if let collection = Value.self as? any Collection.Type { return _openSameElements(collection, old, new) }
+  return false
+}
+
+private func _openSameOptional<Wrapping: _OptionalObjects, Value>(_: Wrapping.Type, _ old: Value, _ new: Value) -> Bool
+{
+  (old as! Wrapping)._wrappedObject === (new as! Wrapping)._wrappedObject
+}
+
+private func _openSameElements<Elements: Collection, Value>(_: Elements.Type, _ old: Value, _ new: Value) -> Bool {
+  let old = old as! Elements
+  let new = new as! Elements
+  guard old.count == new.count else { return false }
+  for (left, right) in zip(old, new) where (left as AnyObject) !== (right as AnyObject) { return false }
+  return true
+}
+
+/// An optional, seen from code generic over it: its wrapped type, and its object if it holds one.
+@usableFromInline
+internal protocol _OptionalObjects {
+  static var _wrappedType: Any.Type { get }
+  var _wrappedObject: AnyObject? { get }
+}
+
+extension Optional: _OptionalObjects {
+  @usableFromInline static var _wrappedType: Any.Type { Wrapped.self }
+  @usableFromInline var _wrappedObject: AnyObject? { self.map { $0 as AnyObject } }
 }
