@@ -40,8 +40,8 @@ import Observation
 /// observed path. Reads inside `withoutTracking` are not reported.
 ///
 /// **When objects go away.** When an observed object (or the last copy of an observed value)
-/// goes away, Apple's observers of its fields hear one last change, as with Apple's own
-/// `@Observable` types, and the bridge's entries for it are released. When it goes away inside a
+/// goes away, Apple's observers of its fields hear one last change (Apple's own `@Observable` types
+/// tell their observers nothing then), and the bridge's entries for it are released. When it goes away inside a
 /// transaction (a value replaced by a new one in a setter, a dictionary's subscript or a store's
 /// reducer), they hear it when the transaction ends, like any other change: an `onChange` that
 /// reads the state finds the new value.

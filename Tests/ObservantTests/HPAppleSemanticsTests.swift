@@ -743,8 +743,8 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     #expect(model.state == .running)
   }
 
-  // Undocumented: a `didSet` runs after the wrapper's setter, so its write is a second transaction,
-  // and a reaction sees the value the `didSet` was written to correct. Apple's `@Observable` behaves
+  // Documented (DeclaringObservableTypes): a `didSet` runs after the wrapper's setter, so its write
+  // is a second transaction, and a reaction sees the value the `didSet` was written to correct. Apple's `@Observable` behaves
   // the same for `withObservationTracking` (one `onChange`), but there is no reaction to show 50.
   @Test func didSetThatWritesTheSamePropertyAgainIsASecondTransaction() {
     let model = HPModelWithObservers()
@@ -885,7 +885,7 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     #expect(person.firstName == "outer")
   }
 
-  // Undocumented difference from Apple: a scope installed inside `onChange` reads the old value
+  // Documented difference from Apple (MigratingFromObservable): a scope installed inside `onChange` reads the old value
   // (`onChange` runs before the store), so the write in progress "follows a read" and fires it, after
   // the store. Apple's scope installed in `onChange` waits for the next write.
   @Test func scopeInstalledInOnChangeFiresForTheWriteInProgress() {
