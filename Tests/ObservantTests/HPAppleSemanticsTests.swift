@@ -149,6 +149,7 @@ private final class HPEquatableHolders: Trackable, @unchecked Sendable {
   let trackingRegistrar = TrackingRegistrar()
   @Tracked var maybe: HPEquatableItem? = HPEquatableItem(name: "a")
   @Tracked var items = [HPEquatableItem(name: "a"), HPEquatableItem(name: "b")]
+  @Tracked var byName = ["a": HPEquatableItem(name: "a")]
 }
 
 /// Neither Equatable nor a class: every write notifies.
@@ -699,6 +700,20 @@ private final class HPRowList: Trackable, @unchecked Sendable {
     holder.items = same
     holder.maybe = holder.maybe
     #expect(reaction.runCount == 5)
+    reaction.cancel()
+  }
+
+  @Test("a dictionary of observable objects with a value replaced by an equal but different one re-runs readers")
+  func equatableTrackablesInDictionaries() {
+    let holder = HPEquatableHolders()
+    let seen = HPLog()
+    let reaction = Reaction("byName") { seen.append(holder.byName["a"]?.name ?? "-") }
+    holder.byName = ["a": HPEquatableItem(name: "a")]  // ==, another object
+    holder.byName["a"]?.name = "x"
+    #expect(seen.lines == ["a", "a", "x"])
+    let same = holder.byName
+    holder.byName = same
+    #expect(reaction.runCount == 3)
     reaction.cancel()
   }
 

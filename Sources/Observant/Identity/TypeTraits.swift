@@ -41,7 +41,8 @@ internal enum _TypeTraits {
   /// state, an optional or a collection of states): what happens to the value concerns the
   /// readers of other registrars than its own.
   @usableFromInline static var holdsNestedState: UInt32 { 1 << 11 }
-  /// An observable object (`Trackable`), an optional one, or a collection of them: compared by
+  /// An observable object (`Trackable`), an optional one, a collection or a dictionary of them:
+  /// compared by
   /// identity, also when `Equatable` (readers depend on the object's own fields, which an equal
   /// object does not share).
   @usableFromInline static var objects: UInt32 { 1 << 12 }
@@ -81,6 +82,8 @@ internal enum _TypeTraits {
     if Value.self is any Trackable.Type {
       flags |= objects
     } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is any Trackable.Type {
+      flags |= objects
+    } else if let dictionary = Value.self as? any _DictionaryObjects.Type, dictionary._valueType is any Trackable.Type {
       flags |= objects
     } else if let collection = Value.self as? any Collection.Type, _elementsAreObjects(collection) {
       flags |= objects

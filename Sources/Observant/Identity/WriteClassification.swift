@@ -2,7 +2,7 @@
 ///
 /// Everything here is generic and decides by the value's type, answered from `_TypeTraits`:
 /// identity rules first (their answer is final for the slot), then object identity for observable
-/// objects (`Trackable`, optional or in a collection: an equal but different object would leave the
+/// objects (`Trackable`, optional, in a collection or a dictionary: an equal but different object would leave the
 /// slot's readers depending on the old object's fields), then `==` for `Equatable` values, then
 /// `===` for class references; any other value always counts as changed. Accessors are generic
 /// over the field type and inlinable, so in optimized builds each call site is specialized to the
@@ -89,12 +89,13 @@ internal func _openContentVersion<Versioned: _IdentifiedArrayVersions, Value>(_:
 }
 
 /// Whether two values flagged `_TypeTraits.objects` hold the same objects: the same instance, both
-/// `nil` or the same instance, or collections of the same count with the same instance at each
-/// position.
+/// `nil` or the same instance, collections of the same count with the same instance at each
+/// position, or dictionaries with the same keys and the same instance under each.
 @usableFromInline
 internal func _sameObjects<Value>(_ old: Value, _ new: Value) -> Bool {
   if Value.self is AnyObject.Type { return (old as AnyObject) === (new as AnyObject) }
   if let optional = Value.self as? any _OptionalObjects.Type { return _openSameOptional(optional, old, new) }
+  if let dictionary = Value.self as? any _DictionaryObjects.Type { return _openSameValues(dictionary, old, new) }
   if let collection = Value.self as? any Collection.Type { return _openSameElements(collection, old, new) }
   return false
 }
@@ -110,6 +111,30 @@ private func _openSameElements<Elements: Collection, Value>(_: Elements.Type, _ 
   guard old.count == new.count else { return false }
   for (left, right) in zip(old, new) where (left as AnyObject) !== (right as AnyObject) { return false }
   return true
+}
+
+private func _openSameValues<Objects: _DictionaryObjects, Value>(_: Objects.Type, _ old: Value, _ new: Value) -> Bool {
+  (old as! Objects)._hasSameValueObjects(as: new as! Objects)
+}
+
+/// A dictionary, seen from code generic over it: its value type, and whether another dictionary of
+/// its type has the same keys with the same instance under each.
+@usableFromInline
+internal protocol _DictionaryObjects {
+  static var _valueType: Any.Type { get }
+  func _hasSameValueObjects(as other: Self) -> Bool
+}
+
+extension Dictionary: _DictionaryObjects {
+  @usableFromInline static var _valueType: Any.Type { Value.self }
+
+  @usableFromInline func _hasSameValueObjects(as other: Self) -> Bool {
+    guard count == other.count else { return false }
+    for (key, value) in self {
+      guard let otherValue = other[key], (value as AnyObject) === (otherValue as AnyObject) else { return false }
+    }
+    return true
+  }
 }
 
 /// An optional, seen from code generic over it: its wrapped type, and its object if it holds one.
