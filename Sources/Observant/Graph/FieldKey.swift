@@ -72,9 +72,7 @@ internal enum FieldNames {
 
   /// The key of the field called `name`.
   static func key(for name: StaticString) -> FieldKey {
-    let address =
-      name.hasPointerRepresentation ? UInt(bitPattern: name.utf8Start) : UInt(name.unicodeScalar.value) << 1 | 1
-    return key(address: address, text: name.description)
+    key(address: name._literalWord, text: name.description)
   }
 
   /// The key of the name `text`, whose literal is at `address` (the cache's key).
@@ -110,5 +108,15 @@ internal enum FieldNames {
   /// The name interned under `key`, if it is a name's key (for printing).
   static func text(for key: FieldKey) -> String? {
     table.withLock { $0.texts[key.rawValue] }
+  }
+}
+
+extension StaticString {
+  /// What tells a field name's literal from another: its address, or for a literal of one scalar
+  /// (which has no storage) the scalar, shifted and odd. The interning cache's key, and what the
+  /// recorder compares for a field not resolved yet.
+  @inlinable @inline(__always)
+  var _literalWord: UInt {
+    hasPointerRepresentation ? UInt(bitPattern: utf8Start) : UInt(unicodeScalar.value) << 1 | 1
   }
 }

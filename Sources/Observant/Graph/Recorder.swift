@@ -99,10 +99,7 @@ internal final class Recorder {
   /// representation are constants there.)
   @inlinable @inline(__always)
   static func lastKeyWord(_ key: FieldKey, _ text: StaticString) -> UInt {
-    if key.isResolved { return key.rawValue }
-    let address =
-      text.hasPointerRepresentation ? UInt(bitPattern: text.utf8Start) : UInt(text.unicodeScalar.value) << 1 | 1
-    return address | 1 << (UInt.bitWidth - 1)
+    key.isResolved ? key.rawValue : text._literalWord | 1 << (UInt.bitWidth - 1)
   }
 
   @usableFromInline

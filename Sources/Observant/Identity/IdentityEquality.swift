@@ -12,10 +12,10 @@
 /// | anything else | never |
 ///
 /// "Never" does not mean "always notify": accessors fall back to `===` for observable objects
-/// (`Trackable`, optional, in a collection or a dictionary, even when `Equatable`), `==` for other `Equatable`
-/// values and `===` for other class references before notifying. "Identity-equal" does not mean "unchanged" either:
-/// when an edited copy is assigned over the value it was copied from, the fields that differ
-/// notify their own readers.
+/// (`Trackable`, optional, in a collection or a dictionary, even when `Equatable`), `==` for other
+/// `Equatable` values and `===` for other class references before notifying. "Identity-equal" does
+/// not mean "unchanged" either: when an edited copy is assigned over the value it was copied from,
+/// the fields that differ notify their own readers.
 ///
 /// All overloads give the answer of the one runtime implementation (`isIdentityEqual<Value>`),
 /// which generic code and the accessors use.

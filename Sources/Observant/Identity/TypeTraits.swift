@@ -42,10 +42,14 @@ internal enum _TypeTraits {
   /// readers of other registrars than its own.
   @usableFromInline static var holdsNestedState: UInt32 { 1 << 11 }
   /// An observable object (`Trackable`), an optional one, a collection or a dictionary of them:
-  /// compared by
-  /// identity, also when `Equatable` (readers depend on the object's own fields, which an equal
-  /// object does not share).
+  /// compared by identity, also when `Equatable` (readers depend on the object's own fields, which
+  /// an equal object does not share). With `reference` for the object itself; with one of the two
+  /// flags below for an optional or a dictionary; otherwise a collection.
   @usableFromInline static var objects: UInt32 { 1 << 12 }
+  /// `Optional` of an observable object (with `objects`).
+  @usableFromInline static var optionalObject: UInt32 { 1 << 13 }
+  /// A `Dictionary` whose values are observable objects (with `objects`).
+  @usableFromInline static var dictionaryOfObjects: UInt32 { 1 << 14 }
 
   /// The flags of `Value`: a look-up in the shims' table (see `observant_type_traits_get`), which
   /// a miss fills.
@@ -82,9 +86,9 @@ internal enum _TypeTraits {
     if Value.self is any Trackable.Type {
       flags |= objects
     } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is any Trackable.Type {
-      flags |= objects
+      flags |= objects | optionalObject
     } else if let dictionary = Value.self as? any _DictionaryObjects.Type, dictionary._valueType is any Trackable.Type {
-      flags |= objects
+      flags |= objects | dictionaryOfObjects
     } else if let collection = Value.self as? any Collection.Type, _elementsAreObjects(collection) {
       flags |= objects
     }
@@ -94,13 +98,6 @@ internal enum _TypeTraits {
     }
     if flags & observableState != 0, _fieldsMayHoldState(Value.self) { flags |= holdsNestedState }
     return flags
-  }
-
-  private static func _elementsAreObjects(_ collection: any Collection.Type) -> Bool {
-    func elementsAreObjects<Elements: Collection>(_: Elements.Type) -> Bool {
-      Elements.Element.self is any Trackable.Type
-    }
-    return _openExistential(collection, do: elementsAreObjects)
   }
 
   /// Whether a tracked field of the state type `type` holds a value that may hold observable
@@ -136,6 +133,10 @@ extension _EquatableProbe: _EquatableProbing where T: Equatable {
 
 private func _elementsAreStates<Elements: Collection>(_: Elements.Type) -> Bool {
   Elements.Element.self is any ObservableState.Type
+}
+
+private func _elementsAreObjects<Elements: Collection>(_: Elements.Type) -> Bool {
+  Elements.Element.self is any Trackable.Type
 }
 
 /// Whether a state that arrived somewhere (inserted, stored over another identity, an older copy

@@ -2,9 +2,9 @@
 ///
 /// Everything here is generic and decides by the value's type, answered from `_TypeTraits`:
 /// identity rules first (their answer is final for the slot), then object identity for observable
-/// objects (`Trackable`, optional, in a collection or a dictionary: an equal but different object would leave the
-/// slot's readers depending on the old object's fields), then `==` for `Equatable` values, then
-/// `===` for class references; any other value always counts as changed. Accessors are generic
+/// objects (`Trackable`, optional, in a collection or a dictionary: an equal but different object
+/// would leave the slot's readers depending on the old object's fields), then `==` for `Equatable`
+/// values, then `===` for class references; any other value always counts as changed. Accessors are generic
 /// over the field type and inlinable, so in optimized builds each call site is specialized to the
 /// concrete field type.
 @usableFromInline
@@ -28,7 +28,7 @@ internal func _classifyWrite<Value>(_ old: Value, _ new: Value) -> _WriteChange 
     return .content
   }
   if flags & _TypeTraits.objects != 0 {
-    return _sameObjects(old, new) ? .none : .slot
+    return _sameObjects(old, new, flags: flags) ? .none : .slot
   }
   if flags & _TypeTraits.equatable != 0, let equatable = _EquatableProbe<Value>.self as? any _EquatableProbing.Type {
     return equatable._areEqual(old, new) ? .none : .slot
@@ -90,12 +90,18 @@ internal func _openContentVersion<Versioned: _IdentifiedArrayVersions, Value>(_:
 
 /// Whether two values flagged `_TypeTraits.objects` hold the same objects: the same instance, both
 /// `nil` or the same instance, collections of the same count with the same instance at each
-/// position, or dictionaries with the same keys and the same instance under each.
+/// position, or dictionaries with the same keys and the same instance under each. `flags` (the
+/// type's) say which: only the cast that succeeds is made (one that fails is a conformance look-up
+/// at run time, even in specialized code).
 @usableFromInline
-internal func _sameObjects<Value>(_ old: Value, _ new: Value) -> Bool {
-  if Value.self is AnyObject.Type { return (old as AnyObject) === (new as AnyObject) }
-  if let optional = Value.self as? any _OptionalObjects.Type { return _openSameOptional(optional, old, new) }
-  if let dictionary = Value.self as? any _DictionaryObjects.Type { return _openSameValues(dictionary, old, new) }
+internal func _sameObjects<Value>(_ old: Value, _ new: Value, flags: UInt32) -> Bool {
+  if flags & _TypeTraits.reference != 0 { return (old as AnyObject) === (new as AnyObject) }
+  if flags & _TypeTraits.optionalObject != 0, let optional = Value.self as? any _OptionalObjects.Type {
+    return _openSameOptional(optional, old, new)
+  }
+  if flags & _TypeTraits.dictionaryOfObjects != 0, let dictionary = Value.self as? any _DictionaryObjects.Type {
+    return _openSameValues(dictionary, old, new)
+  }
   if let collection = Value.self as? any Collection.Type { return _openSameElements(collection, old, new) }
   return false
 }
