@@ -51,17 +51,31 @@ void observant_bridge_turn_off(void);
 /// This thread's bridge recorder, or NULL if it has none yet.
 extern _Thread_local void *_Nullable _observant_bridge_thread_recorder OBSERVANT_TLS;
 
-/// This thread's bridge recorder, made on first use (while the bridge is on).
-void *_Nonnull observant_bridge_thread_recorder(void);
+/// This thread's bridge recorder, made on first use, or NULL if the bridge is off.
+void *_Nullable observant_bridge_recorder_for_reads(void);
+
+// `pure` on the call an accessor makes before it knows whether it records: Swift's optimizer then
+// knows the call releases no object, so a read outside any tracking scope needs no retain of the
+// object read (around an opaque call, a caller that borrowed the object, from an array for
+// instance, keeps it retained: an atomic increment and decrement per read). Only for
+// `observant_recorder_for_reads`, which reads memory and, while the bridge is on, at most makes
+// this thread's bridge recorder once: a call the optimizer dropped or merged with another would
+// return the same recorder.
+#if __has_attribute(pure)
+#define OBSERVANT_PURE __attribute__((pure))
+#else
+#define OBSERVANT_PURE
+#endif
 
 /// The recorder an accessor's read goes to: this thread's tracking scope's, or else, while the
 /// bridge is on, this thread's bridge recorder (NULL while it is off). A tracked read returns
-/// before the bridge's switch is loaded; an untracked read pays that one load while it is off.
-OBSERVANT_INLINE void *_Nullable observant_recorder_for_reads(void) {
+/// before the bridge's switch is loaded; an untracked read pays that one load (relaxed:
+/// `observant_bridge_recorder_for_reads` synchronizes with the switch) while it is off.
+OBSERVANT_INLINE OBSERVANT_PURE void *_Nullable observant_recorder_for_reads(void) {
   void *recorder = _observant_current_recorder;
   if (recorder != 0) { return recorder; }
-  if (__builtin_expect(observant_bridge_is_on() == 0, 1)) { return 0; }
-  return observant_bridge_thread_recorder();
+  if (__builtin_expect(__atomic_load_n(&_observant_bridge_on, __ATOMIC_RELAXED) == 0, 1)) { return 0; }
+  return observant_bridge_recorder_for_reads();
 }
 
 /// Nonzero while this thread's reads are not reported to the bridge (inside `withoutTracking`).
