@@ -46,7 +46,14 @@ public final class TrackingRegistrar: Sendable {
   ///
   /// - Complexity: O(1); one relaxed atomic load.
   @inlinable
-  internal var hasObservers: Bool { state.load(ordering: .relaxed) & 1 != 0 }
+  internal var hasObservers: Bool { observant_load_word_relaxed(_stateAddress) & 1 != 0 }
+
+  /// The address of `state`, the registrar's only stored property, for the loads every write
+  /// makes: through the shims, which the optimizer knows release nothing (an `Atomic`'s own load
+  /// makes a caller that borrowed the object written retain it around the write; see
+  /// `OBSERVANT_PURE`). Atomic loads of the same word as `state`'s own operations.
+  @inlinable
+  internal var _stateAddress: UnsafeMutableRawPointer { _getUnsafePointerToStoredProperties(self) }
 
   /// The number of observer entries installed on this registrar (an observer of two fields counts
   /// twice). Meant for tests and diagnostics: zero once every observer is cancelled.
@@ -91,7 +98,7 @@ public final class TrackingRegistrar: Sendable {
   /// the table's epoch.
   @inlinable
   internal var _writeTicket: UInt64 {
-    let word = state.load(ordering: .relaxed)
+    let word = observant_load_word_relaxed(_stateAddress)
     guard word & 1 != 0 else { return 0 }
     return _epoch(ofTableAt: word)
   }
@@ -110,8 +117,7 @@ public final class TrackingRegistrar: Sendable {
   @inlinable @inline(__always)
   internal func _readersMayHaveMissed(since ticket: UInt64) -> Bool {
     // A full barrier between the caller's store and this load (see `observant_full_barrier`).
-    observant_full_barrier()
-    let word = state.load(ordering: .relaxed)
+    let word = observant_full_barrier_load_word(_stateAddress)
     guard word & 1 != 0 else { return false }
     return ticket == 0 || _epoch(ofTableAt: word) != ticket
   }
