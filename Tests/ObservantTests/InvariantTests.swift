@@ -14,6 +14,25 @@ private func fields(_ count: Int) -> [InternalField] {
 
 @Suite("Internal invariants")
 struct InvariantTests {
+  @Test("a write's loads through the shims read the registrar's state word: no table, table without and with observers")
+  func stateWordAddress() {
+    // Writes load `state` at `_stateAddress` (see `OBSERVANT_PURE`): if that were not where the
+    // word is, a write would miss its observers.
+    let profile = Profile()
+    let registrar = profile.trackingRegistrar
+    func word() -> UInt { registrar._stateAddress.load(as: UInt.self) }
+    #expect(word() == 0 && registrar.state.load(ordering: .relaxed) == 0)
+    let observation = withCancellableTracking {
+      _ = profile.count
+    } onChange: {
+    }.1
+    #expect(word() == registrar.state.load(ordering: .relaxed))
+    #expect(word() & 1 == 1 && registrar.hasObservers && registrar._writeTicket != 0)
+    observation.cancel()
+    #expect(word() == registrar.state.load(ordering: .relaxed))
+    #expect(word() != 0 && word() & 1 == 0 && !registrar.hasObservers && registrar._writeTicket == 0)
+  }
+
   @Test("the observer table holds its invariants as observers link, unlink, alias and its owner goes away")
   func observerTable() throws {
     var registrar: TrackingRegistrar? = TrackingRegistrar()

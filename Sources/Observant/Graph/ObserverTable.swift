@@ -27,6 +27,9 @@ internal final class ObserverTable: @unchecked Sendable {
       get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0).takeUnretainedValue() } }
       set { headAddress = newValue.map { Unmanaged.passUnretained($0).toOpaque() } }
     }
+
+    /// The first dependency, unretained.
+    var headReference: Unmanaged<Dependency>? { headAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
   }
 
   private struct State {
@@ -163,7 +166,7 @@ internal final class ObserverTable: @unchecked Sendable {
     Self.link(dependency, in: &state)
     if state.count == 1 { owner.publishHasObservers(true, table: self) }
     // After the publication: the reader's load of the value cannot move before this barrier.
-    epoch.add(1, ordering: .sequentiallyConsistent)
+    epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     if _internalChecksEnabled { checkAfterMutation(state, touched: dependency) }
   }
 
@@ -213,9 +216,15 @@ internal final class ObserverTable: @unchecked Sendable {
     dependency.previous = nil
     // One uniqueness check for the whole update, not one per slot access.
     state.slots.withUnsafeMutableBufferPointer { slots in
-      let head = slots[Int(slot)].head
-      dependency.next = head
-      head?.previous = dependency
+      // The old head is touched through its address: no retain and release around the update.
+      if let head = slots[Int(slot)].headReference {
+        head._withUnsafeGuaranteedRef { head in
+          dependency.next = head
+          head.previous = dependency
+        }
+      } else {
+        dependency.next = nil
+      }
       slots[Int(slot)].head = dependency
       slots[Int(slot)].count += 1
     }
