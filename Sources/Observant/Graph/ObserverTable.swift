@@ -24,12 +24,15 @@ internal final class ObserverTable: @unchecked Sendable {
     init(key: FieldKey) { self.key = key }
 
     var head: Dependency? {
-      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0).takeUnretainedValue() } }
-      set { headAddress = newValue.map { Unmanaged.passUnretained($0).toOpaque() } }
+      get { headReference?.takeUnretainedValue() }
+      set { headReference = newValue.map { Unmanaged.passUnretained($0) } }
     }
 
     /// The first dependency, unretained.
-    var headReference: Unmanaged<Dependency>? { headAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+    var headReference: Unmanaged<Dependency>? {
+      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+      set { headAddress = newValue?.toOpaque() }
+    }
   }
 
   private struct State {
@@ -189,6 +192,17 @@ internal final class ObserverTable: @unchecked Sendable {
     }
   }
 
+  /// Unlinks `dependency` if it is linked: `unlink(_:andFollowingOf:)` for one dependency, without
+  /// an iterator.
+  func unlink(_ dependency: Dependency) {
+    state.withLock { state in
+      guard dependency.isLinked else { return }
+      Self.unlink(dependency, in: &state)
+      if state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
+      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
+    }
+  }
+
   /// Unlinks `first` and the dependencies `rest` yields after it while they belong to this table,
   /// under one lock; returns the first dependency of another table (not unlinked), if any.
   func unlink<Rest: IteratorProtocol<Dependency>>(_ first: Dependency, andFollowingOf rest: inout Rest) -> Dependency? {
@@ -217,15 +231,11 @@ internal final class ObserverTable: @unchecked Sendable {
     // One uniqueness check for the whole update, not one per slot access.
     state.slots.withUnsafeMutableBufferPointer { slots in
       // The old head is touched through its address: no retain and release around the update.
-      if let head = slots[Int(slot)].headReference {
-        head._withUnsafeGuaranteedRef { head in
-          dependency.next = head
-          head.previous = dependency
-        }
-      } else {
-        dependency.next = nil
-      }
-      slots[Int(slot)].head = dependency
+      let head = slots[Int(slot)].headReference
+      let reference = Unmanaged.passUnretained(dependency)
+      dependency.nextReference = head
+      head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
+      slots[Int(slot)].headReference = reference
       slots[Int(slot)].count += 1
     }
     state.count += 1
@@ -233,16 +243,17 @@ internal final class ObserverTable: @unchecked Sendable {
 
   private static func unlink(_ dependency: Dependency, in state: inout State) {
     let slot = Int(dependency.slot)
-    let previous = dependency.previous
-    let next = dependency.next
+    // Through the neighbours' addresses: no retain and release of either.
+    let previous = dependency.previousReference
+    let next = dependency.nextReference
     if let previous {
-      previous.next = next
+      previous._withUnsafeGuaranteedRef { $0.nextReference = next }
     } else {
-      state.slots.withUnsafeMutableBufferPointer { $0[slot].head = next }
+      state.slots.withUnsafeMutableBufferPointer { $0[slot].headReference = next }
     }
-    next?.previous = previous
-    dependency.previous = nil
-    dependency.next = nil
+    next?._withUnsafeGuaranteedRef { $0.previousReference = previous }
+    dependency.previousReference = nil
+    dependency.nextReference = nil
     dependency.slot = -1
     state.slots.withUnsafeMutableBufferPointer { $0[slot].count -= 1 }
     state.count -= 1
@@ -278,10 +289,13 @@ internal final class ObserverTable: @unchecked Sendable {
       guard !state.isDead, let slot = Self.existingSlot(for: key, in: state) else { return .none }
       var snapshot = DependencySnapshot.none
       snapshot.expect(state.slots[Int(slot)].count)
-      var dependency = state.slots[Int(slot)].head
+      // Walked by address: only the dependencies taken are retained (by the snapshot).
+      var dependency = state.slots[Int(slot)].headReference
       while let current = dependency {
-        if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
-        dependency = current.next
+        dependency = current._withUnsafeGuaranteedRef { current in
+          if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
+          return current.nextReference
+        }
       }
       return snapshot
     }

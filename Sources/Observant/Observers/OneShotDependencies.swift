@@ -6,6 +6,16 @@ internal struct OneShotDependencies: Sequence {
 
   var isEmpty: Bool { first == nil && rest.isEmpty }
 
+  /// Unlinks every dependency (`Sequence.unlinkAll()`, without an iterator's copies for the one
+  /// dependency of a one-field scope).
+  func unlinkAll() {
+    if let first {
+      first.table.unlink(first)
+    } else if !rest.isEmpty {
+      rest.unlinkAll()
+    }
+  }
+
   func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
 
   struct Iterator: IteratorProtocol {
