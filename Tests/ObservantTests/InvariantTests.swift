@@ -33,6 +33,53 @@ struct InvariantTests {
     #expect(word() != 0 && word() & 1 == 0 && !registrar.hasObservers && registrar._writeTicket == 0)
   }
 
+  @Test(
+    "the observer table's first field (kept inline) and its others: observers link, unlink and relink in any order, each write reaches exactly its field's readers"
+  )
+  func observerTableFirstSlot() throws {
+    let registrar = TrackingRegistrar()
+    let three = fields(3)
+    let fired = [Counter(), Counter(), Counter()]
+    func observe(_ index: Int) -> TrackingObservation {
+      withCancellableTracking { registrar.access(three[index]) } onChange: { fired[index].increment() }.1
+    }
+    // The first field read becomes the inline slot; its list empties and fills again.
+    let first = observe(0)
+    let table = try #require(registrar.existingTable)
+    first.cancel()
+    table._checkInvariants()
+    #expect(table.count == 0 && !registrar.hasObservers)
+    var observations = [observe(0), observe(0), observe(1), observe(2), observe(1)]
+    table._checkInvariants()
+    #expect(table.count == 5 && registrar.hasObservers)
+    // Unlinked from the middle, the head and the tail of each list.
+    observations[1].cancel()
+    observations[2].cancel()
+    table._checkInvariants()
+    #expect(table.count == 3)
+    registrar.notifyChange(of: three[0])
+    registrar.notifyChange(of: three[1])
+    registrar.notifyChange(of: three[2])
+    #expect(fired.map(\.value) == [1, 1, 1])
+    table._checkInvariants()
+    #expect(table.count == 0 && !registrar.hasObservers)
+    observations.removeAll()
+  }
+
+  @Test("a derived value's registrar has the computed table, which forgets the value once it is released")
+  func computedTable() throws {
+    let profile = Profile()
+    var derived: Derived<Int>? = Derived { profile.count * 2 }
+    let reader = Reaction { _ = derived?.value }
+    let table = try #require(derived!.core.registrar.existingTable)
+    #expect(table is ComputedObserverTable)
+    #expect(table.computedSource != nil)
+    #expect(profile.trackingRegistrar.existingTable!.computedSource == nil)
+    reader.cancel()
+    derived = nil
+    #expect(table.computedSource == nil)
+  }
+
   @Test("the observer table holds its invariants as observers link, unlink, alias and its owner goes away")
   func observerTable() throws {
     var registrar: TrackingRegistrar? = TrackingRegistrar()

@@ -62,7 +62,21 @@ public final class TrackingRegistrar: Sendable {
   /// The observer table, created on first use.
   internal var table: ObserverTable {
     if let existingTable { return existingTable }
-    let created = Unmanaged.passRetained(ObserverTable(owner: self))
+    return install(ObserverTable(owner: self))
+  }
+
+  /// Gives this registrar, which has no table yet, the table of a derived value (see
+  /// `ComputedObserverTable`).
+  internal func installComputedTable(source: any ComputedSource) {
+    let installed = install(ComputedObserverTable(owner: self, source: source))
+    if !(installed is ComputedObserverTable) {
+      _invariantViolated("a derived value's registrar had an observer table before its computed one")
+    }
+  }
+
+  /// Installs `created` unless another thread installed a table first; returns the table installed.
+  private func install(_ table: ObserverTable) -> ObserverTable {
+    let created = Unmanaged.passRetained(table)
     let word = UInt(bitPattern: created.toOpaque())
     let (exchanged, winner) = state.compareExchange(expected: 0, desired: word, ordering: .acquiringAndReleasing)
     if exchanged { return created.takeUnretainedValue() }
