@@ -41,7 +41,11 @@ struct InvariantTests {
     let three = fields(3)
     let fired = [Counter(), Counter(), Counter()]
     func observe(_ index: Int) -> TrackingObservation {
-      withCancellableTracking { registrar.access(three[index]) } onChange: { fired[index].increment() }.1
+      withCancellableTracking {
+        registrar.access(three[index])
+      } onChange: {
+        fired[index].increment()
+      }.1
     }
     // The first field read becomes the inline slot; its list empties and fills again.
     let first = observe(0)

@@ -10,7 +10,11 @@ internal struct OneShotDependencies: Sequence {
   /// dependency of a one-field scope).
   func unlinkAll() {
     if let first {
-      first.table.unlink(first)
+      // Through unretained references: these dependencies (kept by `self`) keep the dependency
+      // and its table alive, and the caller keeps `self`.
+      Unmanaged.passUnretained(first)._withUnsafeGuaranteedRef { first in
+        Unmanaged.passUnretained(first.table)._withUnsafeGuaranteedRef { $0.unlink(first) }
+      }
     } else if !rest.isEmpty {
       rest.unlinkAll()
     }
