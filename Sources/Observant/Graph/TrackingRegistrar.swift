@@ -9,7 +9,8 @@ import _ObservantShims
 ///
 /// - A read records the field in the tracking scope active on this thread, if any. With no scope
 ///   active it costs one thread-local load; nothing is built.
-/// - A write to an object nobody observes costs one relaxed atomic load and no lock.
+/// - A write to an object nobody observes costs a relaxed atomic load before the store, a full
+///   memory barrier and another load after it, and no lock.
 /// - A write to an observed field notifies its observers before the value is stored (willSet),
 ///   on the writing thread.
 ///
