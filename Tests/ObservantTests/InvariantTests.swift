@@ -292,6 +292,27 @@ struct InvariantTests {
     #expect(popped == observers.map(\.sequence))
   }
 
+  @Test(
+    "the observer queue's sort: entries already in order (repeats side by side) and the same entries shuffled end the same",
+    arguments: [false, true])
+  func observerQueueSort(shuffled: Bool) {
+    // More entries than the standard sort handles without a scratch buffer (in order, the queue
+    // skips it), each observer once or twice.
+    let observers = (0..<100).map { _ in ScheduledObserver() }
+    var entries: [DirtyObserver] = []
+    for (index, observer) in observers.enumerated().reversed() {
+      entries.append(DirtyObserver(observer: observer, order: RunOrder.next()))
+      if index % 3 == 0 { entries.append(DirtyObserver(observer: observer, order: RunOrder.next())) }
+    }
+    var queue = ObserverQueue(storage: [])
+    queue.unsorted.append(contentsOf: shuffled ? entries.shuffled() : entries)
+    queue.sort()
+    queue._checkInvariants()
+    var popped: [UInt64] = []
+    while let entry = queue.popFirst() { popped.append(entry.observer.sequence) }
+    #expect(popped == observers.map(\.sequence))
+  }
+
   @Test("a broken invariant stops the process")
   func brokenInvariantStops() async {
     await #expect(processExitsWith: .failure) {
