@@ -800,11 +800,11 @@ final class AdvPause: @unchecked Sendable {
   }
   /// Runs `write` on another thread once the evaluation has read.
   func writeWhenRead(_ write: @escaping @Sendable () -> Void) {
-    Thread { [self] in
+    DispatchQueue.global().async { [self] in
       if readDone.wait(timeout: .now() + 2) == .timedOut { timedOut.store(true, ordering: .relaxed); return }
       write()
       writeDone.signal()
-    }.start()
+    }
   }
 }
 

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import Foundation
 import Observant
 import Synchronization
 import Testing
@@ -977,12 +976,12 @@ struct AppleParityTests {
       caller.withLock { $0 = pthread_self() }
     }
     let done = DispatchSemaphore(value: 0)
-    Thread {
+    DispatchQueue.global().async {
       writer.withLock { $0 = pthread_self() }
       object.value = 1
       #expect(caller.withLock { $0 } != nil)
       done.signal()
-    }.start()
+    }
     done.wait()
     #expect(pthread_equal(writer.withLock { $0 }!, caller.withLock { $0 }!) != 0)
   }
@@ -1034,11 +1033,11 @@ struct AppleParityTests {
       let changed = APCount()
       let read = DispatchSemaphore(value: 0)
       let written = DispatchSemaphore(value: 0)
-      Thread {
+      DispatchQueue.global().async {
         read.wait()
         model.value = round + 1
         written.signal()
-      }.start()
+      }
       withTracking {
         _ = model.value
         read.signal()

@@ -1,4 +1,3 @@
-import Synchronization
 import _ObservantShims
 
 /// Per-thread transaction state: nesting depth, the writes so far (`WriteRecords`), the
@@ -16,9 +15,7 @@ internal final class TransactionContext {
   /// Whether the flush is running (set by the flush only).
   @exclusivity(unchecked) var isFlushing = false
   /// The scheduled observer whose body is running on this thread (owner of reactions created now).
-  /// Unretained: set by the observer's run for its duration, and restored before it returns (a
-  /// retain and a release on each side of every run cost more than the run's own bookkeeping).
-  @exclusivity(unchecked) unowned(unsafe) var runningObserver: ScheduledObserver?
+  @exclusivity(unchecked) var runningObserver: ScheduledObserver?
 
   /// The scheduled observer whose run opened the transaction now ending, while its flush runs:
   /// observers that hand their runs elsewhere tell from it that their own run dirtied them again
@@ -185,25 +182,15 @@ internal final class TransactionContext {
       place: place, isOnlyCopy: isOnlyCopy, values: values, observers: observers)
     if _internalChecksEnabled { checkAfterMutation() }
     #if DEBUG
-    if Self._afterRecordingWriteIsSet.load(ordering: .acquiring), let hook = Self._afterRecordingWrite { hook() }
+    if let hook = Self._afterRecordingWrite { hook() }
     #endif
     return newSeen
   }
 
   #if DEBUG
   /// Tests only: called on the writing thread right after a write is recorded, before its value
-  /// is stored (debug builds), to open the window between the two on purpose. Process-wide, and
-  /// read by every thread's writes while a test sets it: behind a lock (and a flag, so writes
-  /// made while it is not set take no lock).
-  static var _afterRecordingWrite: (@Sendable () -> Void)? {
-    get { _afterRecordingWriteHook.withLock { $0 } }
-    set {
-      _afterRecordingWriteHook.withLock { $0 = newValue }
-      _afterRecordingWriteIsSet.store(newValue != nil, ordering: .releasing)
-    }
-  }
-  private static let _afterRecordingWriteHook = Mutex<(@Sendable () -> Void)?>(nil)
-  private static let _afterRecordingWriteIsSet = Atomic<Bool>(false)
+  /// is stored (debug builds), to open the window between the two on purpose.
+  nonisolated(unsafe) static var _afterRecordingWrite: (() -> Void)?
   #endif
 
   /// The storage of the innermost in-place frame if it is anchored (live state) and its value is
