@@ -36,15 +36,18 @@ struct AdversarialBridgeTests {
     }
     var missed = 0
     var extra: [Int] = []
+    var racedRounds = 0
+    var extraWithoutRace: [Int] = []
     for round in 0..<300 {
       let profile = Profile()
       profile.state = Screen(rows: [1, 2])
       let lock = Mutex(())
       let fired = (0..<3).map { _ in Firings() }
+      let windows = (0..<3).map { _ in InstallWindow() }
       DispatchQueue.concurrentPerform(iterations: 4) { thread in
         if thread < 3 {
           ObservationBridge.withBridgeForTesting {
-            withObservationTracking {
+            windows[thread].track {
               lock.withLock { _ in
                 _ = profile.name
                 _ = profile.state.child.count
@@ -70,28 +73,52 @@ struct AdversarialBridgeTests {
       profile.state.child.count += 1
       profile.state.rows[id: 1]?.count += 1
       let e = entries(profile)
-      if e > baseline { extra.append(e) }
+      let raced = windows.contains { $0.raced > 0 }
+      if raced { racedRounds += 1 }
+      if e > baseline {
+        extra.append(e)
+        if !raced { extraWithoutRace.append(e) }
+      }
     }
     #expect(missed == 0, "rounds where a scope missed a write made after it was installed")
     // A round may keep a retired watcher or two: when a write fires one of Apple's scopes while
-    // another thread is still installing it, Apple keeps its observations for good (its install
-    // race; see ObservationBridge), and with them the watchers' key paths, as long as the object
-    // lives. Rare; a watcher left by every round would show in most of them.
-    #expect(extra.count <= 10, "baseline \(baseline); rounds with more entries: \(extra.prefix(10)) (\(extra.count))")
+    // its thread is still installing it, Apple keeps its observations for good (its install race;
+    // see ObservationBridge), and with them the watchers' key paths, as long as the object lives.
+    // How often that happens depends on the machine's load; that it happens only in such rounds
+    // does not: a round whose scopes all finished installing before any fired keeps nothing.
+    #expect(
+      extraWithoutRace.isEmpty,
+      "baseline \(baseline); rounds without Apple's race that kept more entries: \(extraWithoutRace.prefix(10)) (\(extraWithoutRace.count); \(racedRounds) rounds raced)"
+    )
     #expect(
       extra.allSatisfy { $0 <= baseline + 3 }, "baseline \(baseline); rounds with more entries: \(extra.prefix(10))")
   }
 
   @Test("one object, many rounds of concurrent Apple scopes and writes: observer entries stay bounded")
   func boundedEntriesOverRounds() {
+    let baseline: Int = ObservationBridge.withBridgeForTesting {
+      let profile = Profile()
+      withObservationTracking {
+        _ = profile.count
+        _ = profile.state.child.count
+      } onChange: {
+      }
+      profile.count += 1
+      profile.state.child.count += 1
+      profile.count += 1
+      profile.state.child.count += 1
+      return entries(profile)
+    }
     let profile = Profile()
     let lock = Mutex(())
-    var samples: [Int] = []
+    var samples: [(entries: Int, raced: Int)] = []
+    var raced = 0
     for round in 0..<1_500 {
+      let windows = (0..<2).map { _ in InstallWindow() }
       DispatchQueue.concurrentPerform(iterations: 3) { thread in
         if thread < 2 {
           ObservationBridge.withBridgeForTesting {
-            withObservationTracking {
+            windows[thread].track {
               lock.withLock { _ in
                 _ = profile.count
                 _ = profile.state.child.count
@@ -104,21 +131,28 @@ struct AdversarialBridgeTests {
           lock.withLock { _ in profile.state.child.count += 1 }
         }
       }
+      raced += windows.reduce(0) { $0 + $1.raced }
       if round % 100 == 99 {
         profile.count += 1
         profile.state.child.count += 1
         profile.count += 1
         profile.state.child.count += 1
-        samples.append(entries(profile))
+        samples.append((entries(profile), raced))
       }
     }
     // Steady state: one watcher each for `count` and the slot `state`, one for the child's
-    // current state. A retired watcher stays while Apple holds its key path: briefly, for a scope
-    // still being installed, and for good (as long as the object) when Apple keeps an
-    // observation of a scope that fired on one thread while another installed it (Apple's race,
-    // rare: a few in 15,000 rounds here; see ObservationBridge, "A write racing with
-    // withObservationTracking"). One leaked watcher per 100 rounds would exceed the bound.
-    #expect(samples.max()! <= samples.first! + 8, "entries after each 100 rounds: \(samples)")
+    // current state (the baseline: one scope, fired, the fields written again). A retired watcher
+    // stays while Apple holds its key path: briefly, for a scope still being installed, and for
+    // good (as long as the object) when Apple keeps the observations of a scope that fired while
+    // its thread was still installing it (Apple's race; see ObservationBridge, "A write racing
+    // with withObservationTracking"). Such a scope installed on two registrars, so it keeps at
+    // most two. How many rounds race depends on the machine's load (none in 15,000 rounds on an
+    // idle machine here, a few under load); a watcher kept without a race is the bridge's leak.
+    for sample in samples {
+      #expect(
+        sample.entries <= baseline + 2 * sample.raced,
+        "baseline \(baseline); entries and scopes that raced so far after each 100 rounds: \(samples)")
+    }
   }
 
   @Test("the bridge reports once, after the transaction, with the value stored")

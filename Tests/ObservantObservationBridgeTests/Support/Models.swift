@@ -1,6 +1,7 @@
 import Observant
 import ObservantStore
 import Synchronization
+import Observation
 
 /// A class with tracked fields.
 final class Profile: Trackable, @unchecked Sendable {
@@ -89,4 +90,29 @@ final class Firings: Sendable {
 
   /// An `onChange` closure that counts.
   var onChange: @Sendable () -> Void { { [self] in count.add(1, ordering: .acquiringAndReleasing) } }
+}
+
+/// Tells whether an Apple scope's `onChange` ran while `withObservationTracking` was still
+/// installing that scope on its own thread: the one window in which Apple keeps a scope's
+/// observations for good (see `ObservationBridge`, "A write racing with
+/// `withObservationTracking`"). Tests that bound the bridge's entries use it to tell Apple's race
+/// from a leak of the bridge's own.
+final class InstallWindow: Sendable {
+  private let installing = Atomic<Bool>(false)
+  private let firedWhileInstalling = Atomic<Int>(0)
+
+  /// How many times `onChange` ran inside the window.
+  var raced: Int { firedWhileInstalling.load(ordering: .sequentiallyConsistent) }
+
+  /// Runs `withObservationTracking` with the window open around it.
+  func track(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void) {
+    installing.store(true, ordering: .sequentiallyConsistent)
+    withObservationTracking(apply) { [self] in
+      if installing.load(ordering: .sequentiallyConsistent) {
+        firedWhileInstalling.add(1, ordering: .sequentiallyConsistent)
+      }
+      onChange()
+    }
+    installing.store(false, ordering: .sequentiallyConsistent)
+  }
 }
