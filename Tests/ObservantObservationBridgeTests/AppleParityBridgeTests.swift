@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Foundation
 import Observant
 import ObservantObservationBridge
 import Observation
@@ -885,14 +886,14 @@ struct AppleParityBridgeTests {
       }
     }
     let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    Thread {
       ObservationBridge.withBridgeForTesting {
         writer.withLock { $0 = pthread_self() }
         object.value = 1
         #expect(caller.withLock { $0 } != nil)
       }
       done.signal()
-    }
+    }.start()
     done.wait()
     #expect(pthread_equal(writer.withLock { $0 }!, caller.withLock { $0 }!) != 0)
   }
@@ -927,10 +928,10 @@ struct AppleParityBridgeTests {
       }
     }
     let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    Thread {
       object = nil
       done.signal()
-    }
+    }.start()
     done.wait()
     #expect(deinits.value == 1)
     #expect(changed.value == 1)

@@ -212,7 +212,7 @@ struct BHDerivedCopyTests {
 ///
 /// The step waits as long as the caller takes to make the change it waits for (under a sanitizer,
 /// minutes): no time bound while it is pending. `value` bounds the wait from the moment it is
-/// asked for (300 s, for a sanitizer build on a loaded machine; the step is cancelled then, and
+/// asked for (`safetyNetSeconds`, for a sanitizer build on a loaded machine; the step is cancelled then, and
 /// shows as timed out).
 @MainActor
 final class BHPendingNext<Element: Sendable> {
@@ -240,7 +240,7 @@ final class BHPendingNext<Element: Sendable> {
     get async {
       let task = self.task
       let watchdog = Task { @MainActor in
-        try? await Task.sleep(for: .seconds(300))
+        try? await Task.sleep(for: .seconds(safetyNetSeconds))
         if !Task.isCancelled { task.cancel() }
       }
       let value = await task.value

@@ -405,7 +405,7 @@ private final class HPBRowList: Trackable, @unchecked Sendable {
       }
     }
     let watchdog = Task { @MainActor in  // a safety net only: cancelling ends the iteration
-      try? await Task.sleep(for: .seconds(300))
+      try? await Task.sleep(for: .seconds(safetyNetSeconds))
       if !Task.isCancelled { run.cancel() }
     }
     #expect(await run.value == ["", "b"])

@@ -10,6 +10,13 @@ public enum BoundedNext<Element: Sendable>: Sendable {
 
 extension BoundedNext: Equatable where Element: Equatable {}
 
+/// The bound, in seconds, of the tests' waits for work that is due to happen (a value, a run, a
+/// write on another thread): a safety net that expires only when that work never happens, never a
+/// measurement. Well above what the whole suite takes under the thread sanitizer here (about
+/// 320 s): a step that starts early can wait behind most of what the other tests give the main
+/// actor (one such step returned after 290 s in a passing run, under a bound of 300 s then).
+public let safetyNetSeconds = 900
+
 /// Awaits `iterator.next()` on the main actor, but not forever: a sequence that never yields again
 /// (the defect these tests look for) is cancelled `seconds` after this step began.
 ///
@@ -20,7 +27,7 @@ extension BoundedNext: Equatable where Element: Equatable {}
 /// main-actor stress suites held the main actor for most of a minute.)
 @MainActor
 public func boundedNext<Element: Sendable>(
-  _ iterator: TrackedValues<Element>.Iterator, seconds: Int = 300
+  _ iterator: TrackedValues<Element>.Iterator, seconds: Int = safetyNetSeconds
 ) async -> BoundedNext<Element> {
   let step = Task { @MainActor in
     var iterator = iterator
@@ -42,7 +49,7 @@ public func boundedNext<Element: Sendable>(
 /// is measured in time rather than in turns (a turn of a main actor shared with other tests, or of
 /// a sanitizer build, can take long).
 public func waitUntil(
-  seconds: Int = 300, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
+  seconds: Int = safetyNetSeconds, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + .seconds(seconds)
   while !condition() {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observant
+import ObservantTestSupport
 import Synchronization
 import Testing
 
@@ -796,15 +797,22 @@ final class AdvPause: @unchecked Sendable {
   func pauseIfArmed() {
     guard armed.exchange(false, ordering: .acquiringAndReleasing) else { return }
     readDone.signal()
-    if writeDone.wait(timeout: .now() + 2) == .timedOut { timedOut.store(true, ordering: .relaxed) }
+    if writeDone.wait(timeout: .now() + .seconds(safetyNetSeconds)) == .timedOut {
+      timedOut.store(true, ordering: .relaxed)
+    }
   }
-  /// Runs `write` on another thread once the evaluation has read.
+  /// Runs `write` on another thread once the evaluation has read. A thread of its own: the
+  /// evaluation holds its thread (of the cooperative pool) until the write is done, and the
+  /// global dispatch queues share the pool's threads on Linux.
   func writeWhenRead(_ write: @escaping @Sendable () -> Void) {
-    DispatchQueue.global().async { [self] in
-      if readDone.wait(timeout: .now() + 2) == .timedOut { timedOut.store(true, ordering: .relaxed); return }
+    Thread { [self] in
+      if readDone.wait(timeout: .now() + .seconds(safetyNetSeconds)) == .timedOut {
+        timedOut.store(true, ordering: .relaxed)
+        return
+      }
       write()
       writeDone.signal()
-    }
+    }.start()
   }
 }
 
@@ -940,7 +948,7 @@ struct AdversarialMidEvaluationTests {
         if v == 8 { return }
       }
     }
-    for _ in 0..<200 where seen.value.last != 8 { try? await Task.sleep(nanoseconds: 10_000_000) }
+    _ = await waitUntil { seen.value.last == 8 }
     loop.cancel()
     #expect(!pause.didTimeOut)
     #expect(seen.value.last == 8, "\(field): values seen \(seen.value)")
@@ -972,7 +980,7 @@ struct AdversarialMainActorTests {
         Thread.current.threadDictionary["advWriter"] = nil
       }
     }.value
-    for _ in 0..<200 where shown.value != 4_000 { await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000) }
+    _ = await waitUntil { shown.value == 4_000 }
     #expect(shown.value == 4_000)
     _ = testOnMain  // on Linux the main actor's jobs need not run on the main thread: not checked
     #expect(
@@ -1018,9 +1026,7 @@ struct AdversarialMainActorTests {
         for step in 1...500 { transaction { lock.m.withLock { _ in m.a = max(m.a, step * 2 + t) } } }
       }
     }.value
-    for _ in 0..<200 where shown.value.last != 1_001 {
-      await Task.yield(); try? await Task.sleep(nanoseconds: 5_000_000)
-    }
+    _ = await waitUntil { shown.value.last == 1_001 }
     #expect(shown.value.last == 1_001)
     #expect(shown.value == shown.value.sorted())
     _ = r

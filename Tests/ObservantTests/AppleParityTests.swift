@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Foundation
 import Observant
 import Synchronization
 import Testing
@@ -976,12 +977,12 @@ struct AppleParityTests {
       caller.withLock { $0 = pthread_self() }
     }
     let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    Thread {
       writer.withLock { $0 = pthread_self() }
       object.value = 1
       #expect(caller.withLock { $0 } != nil)
       done.signal()
-    }
+    }.start()
     done.wait()
     #expect(pthread_equal(writer.withLock { $0 }!, caller.withLock { $0 }!) != 0)
   }
@@ -1033,11 +1034,11 @@ struct AppleParityTests {
       let changed = APCount()
       let read = DispatchSemaphore(value: 0)
       let written = DispatchSemaphore(value: 0)
-      DispatchQueue.global().async {
+      Thread {
         read.wait()
         model.value = round + 1
         written.signal()
-      }
+      }.start()
       withTracking {
         _ = model.value
         read.signal()

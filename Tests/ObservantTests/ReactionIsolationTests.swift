@@ -56,10 +56,15 @@ private actor Worker {
 
 /// An actor whose reaction creates a child reaction on each run (both belong to the actor), and
 /// that can be held busy while other threads make changes, so that several hand-offs wait for it.
+/// Its jobs run on a dispatch queue of their own: holding it blocks that queue's thread, not one of
+/// the cooperative pool's (two threads here), which other tests' tasks need (a held pool thread
+/// and another test waiting synchronously for the pool stalled every task for minutes).
 private actor Family {
   let profile: Profile
   let log = Shared<[String]>([])
   private var parent: Reaction?
+  private let executor = HAQueueExecutor()
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   init(profile: Profile) {
     self.profile = profile
@@ -75,10 +80,10 @@ private actor Family {
     }
   }
 
-  /// Keeps the actor busy until `gate` is signalled (at most 300 s), after setting `entered`.
+  /// Keeps the actor busy until `gate` is signalled (at most `safetyNetSeconds`), after setting `entered`.
   func hold(until gate: DispatchSemaphore, entered: Shared<Bool>) {
     entered.value = true
-    _ = gate.wait(timeout: .now() + 300)
+    _ = gate.wait(timeout: .now() + .seconds(safetyNetSeconds))
   }
 
   func stop() {
