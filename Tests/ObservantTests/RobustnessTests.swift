@@ -175,16 +175,16 @@ struct RobustnessTests {
     let shown = Shared<(Int, Int)>((-1, -1))
     let reaction = Reaction("both", ownedByParent: false) { shown.value = (profile.count, profile.other) }
     let once = Shared(true)
-    // The hook is process-wide: tests running at the same time write on other threads.
-    let testThread = pthread_self()
-    TransactionContext._afterRecordingWrite = {
-      guard pthread_equal(pthread_self(), testThread) != 0, once.value else { return }
+    // The hook belongs to this thread's context: only this thread's writes call it.
+    let context = TransactionContext.current
+    context._afterRecordingWrite = {
+      guard once.value else { return }
       once.value = false
       onAnotherThread { profile.other = 1 }
     }
-    defer { TransactionContext._afterRecordingWrite = nil }
+    defer { context._afterRecordingWrite = nil }
     profile.count = 1
-    TransactionContext._afterRecordingWrite = nil
+    context._afterRecordingWrite = nil
     #expect(shown.value == (1, 1))
     #expect(reaction.runCount == 3)  // its first run, the other thread's, and this write's
     reaction.cancel()

@@ -182,15 +182,17 @@ internal final class TransactionContext {
       place: place, isOnlyCopy: isOnlyCopy, values: values, observers: observers)
     if _internalChecksEnabled { checkAfterMutation() }
     #if DEBUG
-    if let hook = Self._afterRecordingWrite { hook() }
+    if let hook = _afterRecordingWrite { hook() }
     #endif
     return newSeen
   }
 
   #if DEBUG
-  /// Tests only: called on the writing thread right after a write is recorded, before its value
-  /// is stored (debug builds), to open the window between the two on purpose.
-  nonisolated(unsafe) static var _afterRecordingWrite: (() -> Void)?
+  /// Tests only: called right after a write made on this context's thread is recorded, before its
+  /// value is stored (debug builds), to open the window between the two on purpose. Per thread,
+  /// like the context: writes that other tests make on other threads meanwhile neither call it nor
+  /// race with its setting.
+  @exclusivity(unchecked) var _afterRecordingWrite: (() -> Void)?
   #endif
 
   /// The storage of the innermost in-place frame if it is anchored (live state) and its value is
