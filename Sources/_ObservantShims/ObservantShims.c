@@ -95,7 +95,8 @@ void observant_bridge_turn_on(void *(*make)(void), void (*release)(void *)) {
 
 void observant_bridge_turn_off(void) { __atomic_store_n(&_observant_bridge_on, 0, __ATOMIC_RELEASE); }
 
-void *observant_bridge_thread_recorder(void) {
+/// This thread's bridge recorder, made on first use (while the bridge is on).
+static void *observant_bridge_thread_recorder(void) {
   void *recorder = _observant_bridge_thread_recorder;
   if (recorder != NULL) { return recorder; }
   recorder = __atomic_load_n(&bridge_make, __ATOMIC_ACQUIRE)();
@@ -103,6 +104,12 @@ void *observant_bridge_thread_recorder(void) {
   // The pthread slot exists only so the recorder is released at thread exit.
   pthread_setspecific(bridge_key, recorder);
   return recorder;
+}
+
+void *observant_bridge_recorder_for_reads(void) {
+  // Acquire: pairs with the release that turned the bridge on, after storing `bridge_make`.
+  if (__atomic_load_n(&_observant_bridge_on, __ATOMIC_ACQUIRE) == 0) { return NULL; }
+  return observant_bridge_thread_recorder();
 }
 
 // MARK: Stamps

@@ -14,6 +14,76 @@ private func fields(_ count: Int) -> [InternalField] {
 
 @Suite("Internal invariants")
 struct InvariantTests {
+  @Test("a write's loads through the shims read the registrar's state word: no table, table without and with observers")
+  func stateWordAddress() {
+    // Writes load `state` at `_stateAddress` (see `OBSERVANT_PURE`): if that were not where the
+    // word is, a write would miss its observers.
+    let profile = Profile()
+    let registrar = profile.trackingRegistrar
+    func word() -> UInt { registrar._stateAddress.load(as: UInt.self) }
+    #expect(word() == 0 && registrar.state.load(ordering: .relaxed) == 0)
+    let observation = withCancellableTracking {
+      _ = profile.count
+    } onChange: {
+    }.1
+    #expect(word() == registrar.state.load(ordering: .relaxed))
+    #expect(word() & 1 == 1 && registrar.hasObservers && registrar._writeTicket != 0)
+    observation.cancel()
+    #expect(word() == registrar.state.load(ordering: .relaxed))
+    #expect(word() != 0 && word() & 1 == 0 && !registrar.hasObservers && registrar._writeTicket == 0)
+  }
+
+  @Test(
+    "the observer table's first field (kept inline) and its others: observers link, unlink and relink in any order, each write reaches exactly its field's readers"
+  )
+  func observerTableFirstSlot() throws {
+    let registrar = TrackingRegistrar()
+    let three = fields(3)
+    let fired = [Counter(), Counter(), Counter()]
+    func observe(_ index: Int) -> TrackingObservation {
+      withCancellableTracking {
+        registrar.access(three[index])
+      } onChange: {
+        fired[index].increment()
+      }.1
+    }
+    // The first field read becomes the inline slot; its list empties and fills again.
+    let first = observe(0)
+    let table = try #require(registrar.existingTable)
+    first.cancel()
+    table._checkInvariants()
+    #expect(table.count == 0 && !registrar.hasObservers)
+    var observations = [observe(0), observe(0), observe(1), observe(2), observe(1)]
+    table._checkInvariants()
+    #expect(table.count == 5 && registrar.hasObservers)
+    // Unlinked from the middle, the head and the tail of each list.
+    observations[1].cancel()
+    observations[2].cancel()
+    table._checkInvariants()
+    #expect(table.count == 3)
+    registrar.notifyChange(of: three[0])
+    registrar.notifyChange(of: three[1])
+    registrar.notifyChange(of: three[2])
+    #expect(fired.map(\.value) == [1, 1, 1])
+    table._checkInvariants()
+    #expect(table.count == 0 && !registrar.hasObservers)
+    observations.removeAll()
+  }
+
+  @Test("a derived value's registrar has the computed table, which forgets the value once it is released")
+  func computedTable() throws {
+    let profile = Profile()
+    var derived: Derived<Int>? = Derived { profile.count * 2 }
+    let reader = Reaction { _ = derived?.value }
+    let table = try #require(derived!.core.registrar.existingTable)
+    #expect(table is ComputedObserverTable)
+    #expect(table.computedSource != nil)
+    #expect(profile.trackingRegistrar.existingTable!.computedSource == nil)
+    reader.cancel()
+    derived = nil
+    #expect(table.computedSource == nil)
+  }
+
   @Test("the observer table holds its invariants as observers link, unlink, alias and its owner goes away")
   func observerTable() throws {
     var registrar: TrackingRegistrar? = TrackingRegistrar()
@@ -219,6 +289,27 @@ struct InvariantTests {
       popped.append(entry.observer.sequence)
       queue._checkInvariants()
     }
+    #expect(popped == observers.map(\.sequence))
+  }
+
+  @Test(
+    "the observer queue's sort: entries already in order (repeats side by side) and the same entries shuffled end the same",
+    arguments: [false, true])
+  func observerQueueSort(shuffled: Bool) {
+    // More entries than the standard sort handles without a scratch buffer (in order, the queue
+    // skips it), each observer once or twice.
+    let observers = (0..<100).map { _ in ScheduledObserver() }
+    var entries: [DirtyObserver] = []
+    for (index, observer) in observers.enumerated().reversed() {
+      entries.append(DirtyObserver(observer: observer, order: RunOrder.next()))
+      if index % 3 == 0 { entries.append(DirtyObserver(observer: observer, order: RunOrder.next())) }
+    }
+    var queue = ObserverQueue(storage: [])
+    queue.unsorted.append(contentsOf: shuffled ? entries.shuffled() : entries)
+    queue.sort()
+    queue._checkInvariants()
+    var popped: [UInt64] = []
+    while let entry = queue.popFirst() { popped.append(entry.observer.sequence) }
     #expect(popped == observers.map(\.sequence))
   }
 

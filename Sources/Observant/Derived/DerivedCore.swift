@@ -45,7 +45,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     self.isEqual = isEqual
     super.init(name: name)
     recorder = Recorder(owner: self)
-    registrar.table.computedSource = self
+    registrar.installComputedTable(source: self)
   }
 
   deinit {
@@ -192,7 +192,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     var released: () -> Value = compute
     computeLock.withLock { _ in
       isDisposed = true
-      registrar.existingTable?.computedSource = nil
+      (registrar.existingTable as? ComputedObserverTable)?.source = nil
       released = compute
       compute = { observantFatalError("Observant: a released derived value was computed") }
       recorder.removeAll().unlinkAll()

@@ -36,9 +36,33 @@ internal final class Dependency: @unchecked Sendable {
   /// under two different guards) at least once.
   var guardedBy: TrackingGuard?
 
-  // The field's list, guarded by the table's lock.
-  unowned(unsafe) var previous: Dependency?
-  unowned(unsafe) var next: Dependency?
+  // The field's list, guarded by the table's lock: unretained (the observers own their
+  // dependencies), kept as addresses so that walking and relinking the list touches no reference
+  // count (loading an `unowned(unsafe)` reference into a local retains it).
+  private var previousAddress: UnsafeMutableRawPointer?
+  private var nextAddress: UnsafeMutableRawPointer?
+
+  var previous: Dependency? {
+    get { previousReference?.takeUnretainedValue() }
+    set { previousReference = newValue.map { Unmanaged.passUnretained($0) } }
+  }
+
+  var next: Dependency? {
+    get { nextReference?.takeUnretainedValue() }
+    set { nextReference = newValue.map { Unmanaged.passUnretained($0) } }
+  }
+
+  /// The previous dependency of the field's list, unretained.
+  var previousReference: Unmanaged<Dependency>? {
+    get { previousAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+    set { previousAddress = newValue?.toOpaque() }
+  }
+
+  /// The next dependency of the field's list, unretained.
+  var nextReference: Unmanaged<Dependency>? {
+    get { nextAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+    set { nextAddress = newValue?.toOpaque() }
+  }
 
   /// Whether a write that overwrites the state `stamp` concerns this dependency.
   @inline(__always)

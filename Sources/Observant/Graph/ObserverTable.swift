@@ -12,28 +12,106 @@ import Synchronization
 /// dependency itself). Finding a field's list is a scan of a few slots, or one hash lookup once the
 /// object has many observed fields. Slots are never removed (an object has a bounded number of
 /// fields), so a linked dependency can keep its slot's index.
-internal final class ObserverTable: @unchecked Sendable {
+internal class ObserverTable: @unchecked Sendable {
   private struct Slot {
     let key: FieldKey
-    var count = 0
     /// The first dependency of the field's list, unretained (the observers own their
     /// dependencies). Kept as a raw address: an `unowned(unsafe)` optional stored in a struct did
     /// not survive copies of the struct with the Swift 6.3 compiler.
-    private var headAddress: UnsafeMutableRawPointer?
+    fileprivate var headAddress: UnsafeMutableRawPointer?
+    /// 32 bits, as `Slots` keeps it for its first slot.
+    var count: Int32 = 0
 
     init(key: FieldKey) { self.key = key }
 
+    fileprivate init(key: FieldKey, headAddress: UnsafeMutableRawPointer?, count: Int32) {
+      self.key = key
+      self.headAddress = headAddress
+      self.count = count
+    }
+
     var head: Dependency? {
-      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0).takeUnretainedValue() } }
-      set { headAddress = newValue.map { Unmanaged.passUnretained($0).toOpaque() } }
+      get { headReference?.takeUnretainedValue() }
+      set { headReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// The first dependency, unretained.
+    var headReference: Unmanaged<Dependency>? {
+      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+      set { headAddress = newValue?.toOpaque() }
+    }
+  }
+
+  /// The slots, in the order their fields were first read: the first kept inline, the others in an
+  /// array. An object whose readers read one of its fields (a row's count, say) then allocates no
+  /// array: its table is one heap block. Stored field by field, not as a `Slot` and a flag, so
+  /// that the table's other state fills the gaps (the table fits a 112-byte block).
+  private struct Slots: RandomAccessCollection {
+    private var firstKey = FieldKey(rawValue: 0)
+    private var firstHead: UnsafeMutableRawPointer?
+    private var rest: ContiguousArray<Slot> = []
+    private var firstCount: Int32 = 0
+    private var hasFirst = false
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { hasFirst ? 1 + rest.count : 0 }
+
+    subscript(position: Int) -> Slot {
+      get {
+        guard position != 0 else {
+          if !hasFirst { _invariantViolated("the observer table's slot 0 does not exist") }
+          return Slot(key: firstKey, headAddress: firstHead, count: firstCount)
+        }
+        return rest[position - 1]
+      }
+    }
+
+    /// Calls `body` on the slot at `position`, in place (one uniqueness check of the array).
+    @inline(__always)
+    mutating func update(_ position: Int, _ body: (inout Slot) -> Void) {
+      guard position != 0 else {
+        var slot = self[0]
+        body(&slot)
+        if slot.key != firstKey { _invariantViolated("the observer table's slot 0 replaced") }
+        firstHead = slot.headAddress
+        firstCount = slot.count
+        return
+      }
+      rest.withUnsafeMutableBufferPointer { body(&$0[position - 1]) }
+    }
+
+    /// The key of the slot at `position`, without building the slot.
+    @inline(__always)
+    func key(at position: Int) -> FieldKey { position == 0 ? firstKey : rest[position - 1].key }
+
+    /// The position of the slot of `key`, by a scan.
+    @inline(__always)
+    func scan(for key: FieldKey) -> Int32? {
+      guard hasFirst else { return nil }
+      if firstKey == key { return 0 }
+      return rest.withUnsafeBufferPointer { rest in
+        for index in rest.indices where rest[index].key == key { return Int32(index + 1) }
+        return nil
+      }
+    }
+
+    mutating func append(_ slot: Slot) {
+      guard hasFirst else {
+        firstKey = slot.key
+        firstHead = slot.headAddress
+        firstCount = slot.count
+        hasFirst = true
+        return
+      }
+      rest.append(slot)
     }
   }
 
   private struct State {
-    var slots: ContiguousArray<Slot> = []
-    var slotIndex = SlotIndex()
-    var count = 0
+    var slots = Slots()
     var isDead = false
+    var count = 0
+    var slotIndex = SlotIndex()
   }
 
   /// Slot positions by field key, once an object has more observed fields than a scan should
@@ -54,33 +132,33 @@ internal final class ObserverTable: @unchecked Sendable {
       Int(truncatingIfNeeded: (key.rawValue &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
-    func find(_ key: FieldKey, in slots: ContiguousArray<Slot>) -> Int32? {
+    func find(_ key: FieldKey, in slots: Slots) -> Int32? {
       let mask = buckets.count - 1
       var position = bucket(key)
       while true {
         let entry = buckets[position]
         if entry == 0 { return nil }
-        if slots[Int(entry - 1)].key == key { return entry - 1 }
+        if slots.key(at: Int(entry - 1)) == key { return entry - 1 }
         position = (position + 1) & mask
       }
     }
 
     /// Indexes every slot (the first time, or when the buckets fill up).
-    mutating func rebuild(_ slots: ContiguousArray<Slot>) {
+    mutating func rebuild(_ slots: Slots) {
       var capacity = 32
       while capacity < slots.count * 2 { capacity *= 2 }
       buckets = ContiguousArray(repeating: 0, count: capacity)
       shift = UInt32(64 - capacity.trailingZeroBitCount)
       used = 0
-      for position in slots.indices { place(slots[position].key, Int32(position)) }
+      for position in slots.indices { place(slots.key(at: position), Int32(position)) }
     }
 
     /// Indexes the slot just appended at `position`.
-    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int32) {
+    mutating func insert(_ slots: Slots, at position: Int32) {
       if Int(used + 1) * 2 > buckets.count {
         rebuild(slots)
       } else {
-        place(slots[Int(position)].key, position)
+        place(slots.key(at: Int(position)), position)
       }
     }
 
@@ -93,17 +171,14 @@ internal final class ObserverTable: @unchecked Sendable {
     }
   }
 
-  /// The owning registrar's identity, for access logs.
-  let ownerIdentity: ObjectIdentifier
-  /// Valid while the owner is alive: used only under the lock and only while `!isDead`, and the
-  /// owner's `deinit` sets `isDead` under the same lock.
-  private unowned(unsafe) let owner: TrackingRegistrar
+  /// The owning registrar's address: its identity (for access logs and in-place frames) for the
+  /// table's whole life, and the registrar itself (`owner`) while it is alive.
+  private let ownerAddress: UnsafeMutableRawPointer
   private let state = Mutex(State())
-  /// The computed value whose registrar owns this table (a derived value), set before the table
-  /// is shared and cleared when the value is released (which happens before it can be
-  /// deallocated); `nil` for the tables of objects and values. Not `weak`: a weak reference would
-  /// move every retain and release of the derived value to the slow path.
-  unowned(unsafe) var computedSource: (any ComputedSource)?
+  /// Whether this is a `ComputedObserverTable` (the table of a derived value). Stored here, where
+  /// the lock's state leaves a gap, rather than the source itself: most tables belong to objects
+  /// and values.
+  private let isComputed: Bool
 
   /// Advanced (with a full barrier) every time a reader starts depending on a field's current
   /// state: a new link, or a kept dependency that now reads a newer state. A writer that compared
@@ -113,9 +188,25 @@ internal final class ObserverTable: @unchecked Sendable {
 
   private static var scanLimit: Int { 8 }
 
-  init(owner: TrackingRegistrar) {
-    self.owner = owner
-    self.ownerIdentity = ObjectIdentifier(owner)
+  /// - Parameter isComputed: `true` only for a `ComputedObserverTable`.
+  init(owner: TrackingRegistrar, isComputed: Bool = false) {
+    ownerAddress = Unmanaged.passUnretained(owner).toOpaque()
+    self.isComputed = isComputed
+  }
+
+  /// The owning registrar's identity, for access logs: valid after the registrar went away (it
+  /// is never turned back into a reference).
+  var ownerIdentity: ObjectIdentifier { unsafeBitCast(ownerAddress, to: ObjectIdentifier.self) }
+
+  /// Valid while the owner is alive: used only under the lock and only while `!isDead`, and the
+  /// owner's `deinit` sets `isDead` under the same lock.
+  private var owner: TrackingRegistrar { Unmanaged<TrackingRegistrar>.fromOpaque(ownerAddress).takeUnretainedValue() }
+
+  /// The computed value whose registrar owns this table (a derived value; see
+  /// `ComputedObserverTable`), `nil` for the tables of objects and values.
+  var computedSource: (any ComputedSource)? {
+    guard isComputed else { return nil }
+    return unsafeDowncast(self, to: ComputedObserverTable.self).source
   }
 
   /// Number of linked dependencies.
@@ -163,7 +254,7 @@ internal final class ObserverTable: @unchecked Sendable {
     Self.link(dependency, in: &state)
     if state.count == 1 { owner.publishHasObservers(true, table: self) }
     // After the publication: the reader's load of the value cannot move before this barrier.
-    epoch.add(1, ordering: .sequentiallyConsistent)
+    epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     if _internalChecksEnabled { checkAfterMutation(state, touched: dependency) }
   }
 
@@ -182,6 +273,17 @@ internal final class ObserverTable: @unchecked Sendable {
         Self.unlink(dependency, in: &state)
       }
       if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
+      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
+    }
+  }
+
+  /// Unlinks `dependency` if it is linked: `unlink(_:andFollowingOf:)` for one dependency, without
+  /// an iterator.
+  func unlink(_ dependency: Dependency) {
+    state.withLock { state in
+      guard dependency.isLinked else { return }
+      Self.unlink(dependency, in: &state)
+      if state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
       if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
     }
   }
@@ -211,31 +313,33 @@ internal final class ObserverTable: @unchecked Sendable {
     let slot = slotIndex(for: dependency.key, in: &state)
     dependency.slot = slot
     dependency.previous = nil
-    // One uniqueness check for the whole update, not one per slot access.
-    state.slots.withUnsafeMutableBufferPointer { slots in
-      let head = slots[Int(slot)].head
-      dependency.next = head
-      head?.previous = dependency
-      slots[Int(slot)].head = dependency
-      slots[Int(slot)].count += 1
+    // The old head is touched through its address: no retain and release around the update.
+    let reference = Unmanaged.passUnretained(dependency)
+    state.slots.update(Int(slot)) { slot in
+      let head = slot.headReference
+      dependency.nextReference = head
+      head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
+      slot.headReference = reference
+      slot.count += 1
     }
     state.count += 1
   }
 
   private static func unlink(_ dependency: Dependency, in state: inout State) {
     let slot = Int(dependency.slot)
-    let previous = dependency.previous
-    let next = dependency.next
+    // Through the neighbours' addresses: no retain and release of either.
+    let previous = dependency.previousReference
+    let next = dependency.nextReference
     if let previous {
-      previous.next = next
+      previous._withUnsafeGuaranteedRef { $0.nextReference = next }
     } else {
-      state.slots.withUnsafeMutableBufferPointer { $0[slot].head = next }
+      state.slots.update(slot) { $0.headReference = next }
     }
-    next?.previous = previous
-    dependency.previous = nil
-    dependency.next = nil
+    next?._withUnsafeGuaranteedRef { $0.previousReference = previous }
+    dependency.previousReference = nil
+    dependency.nextReference = nil
     dependency.slot = -1
-    state.slots.withUnsafeMutableBufferPointer { $0[slot].count -= 1 }
+    state.slots.update(slot) { $0.count -= 1 }
     state.count -= 1
   }
 
@@ -253,10 +357,10 @@ internal final class ObserverTable: @unchecked Sendable {
     return index
   }
 
+  @inline(__always)
   private static func existingSlot(for key: FieldKey, in state: State) -> Int32? {
     if !state.slotIndex.isEmpty { return state.slotIndex.find(key, in: state.slots) }
-    for index in state.slots.indices where state.slots[index].key == key { return Int32(index) }
-    return nil
+    return state.slots.scan(for: key)
   }
 
   // MARK: Notifying
@@ -268,11 +372,14 @@ internal final class ObserverTable: @unchecked Sendable {
     state.withLock { state in
       guard !state.isDead, let slot = Self.existingSlot(for: key, in: state) else { return .none }
       var snapshot = DependencySnapshot.none
-      snapshot.expect(state.slots[Int(slot)].count)
-      var dependency = state.slots[Int(slot)].head
+      snapshot.expect(Int(state.slots[Int(slot)].count))
+      // Walked by address: only the dependencies taken are retained (by the snapshot).
+      var dependency = state.slots[Int(slot)].headReference
       while let current = dependency {
-        if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
-        dependency = current.next
+        dependency = current._withUnsafeGuaranteedRef { current in
+          if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
+          return current.nextReference
+        }
       }
       return snapshot
     }
@@ -359,8 +466,10 @@ internal final class ObserverTable: @unchecked Sendable {
           current.next = nil
           current.slot = -1
         }
-        state.slots[index].head = nil
-        state.slots[index].count = 0
+        state.slots.update(index) { slot in
+          slot.head = nil
+          slot.count = 0
+        }
       }
       state.count = 0
       state.isDead = true
@@ -458,5 +567,19 @@ internal final class ObserverTable: @unchecked Sendable {
 extension ObserverTable: CustomReflectable {
   var customMirror: Mirror {
     Mirror(self, children: ["ownerIdentity": ownerIdentity], displayStyle: .class)
+  }
+}
+
+/// The observer table of a derived value's registrar: the value itself, for readers that ask
+/// whether their input is a computed value (to have it refreshed before deciding to re-run).
+internal final class ComputedObserverTable: ObserverTable, @unchecked Sendable {
+  /// Set before the table is shared and cleared when the value is released (which happens before
+  /// it can be deallocated). Not `weak`: a weak reference would move every retain and release of
+  /// the derived value to the slow path.
+  unowned(unsafe) var source: (any ComputedSource)?
+
+  init(owner: TrackingRegistrar, source: any ComputedSource) {
+    self.source = source
+    super.init(owner: owner, isComputed: true)
   }
 }

@@ -9,7 +9,8 @@ import _ObservantShims
 ///
 /// - A read records the field in the tracking scope active on this thread, if any. With no scope
 ///   active it costs one thread-local load; nothing is built.
-/// - A write to an object nobody observes costs one relaxed atomic load and no lock.
+/// - A write to an object nobody observes costs a relaxed atomic load before the store, a full
+///   memory barrier and another load after it, and no lock.
 /// - A write to an observed field notifies its observers before the value is stored (willSet),
 ///   on the writing thread.
 ///
@@ -46,7 +47,14 @@ public final class TrackingRegistrar: Sendable {
   ///
   /// - Complexity: O(1); one relaxed atomic load.
   @inlinable
-  internal var hasObservers: Bool { state.load(ordering: .relaxed) & 1 != 0 }
+  internal var hasObservers: Bool { observant_load_word_relaxed(_stateAddress) & 1 != 0 }
+
+  /// The address of `state`, the registrar's only stored property, for the loads every write
+  /// makes: through the shims, which the optimizer knows release nothing (an `Atomic`'s own load
+  /// makes a caller that borrowed the object written retain it around the write; see
+  /// `OBSERVANT_PURE`). Atomic loads of the same word as `state`'s own operations.
+  @inlinable
+  internal var _stateAddress: UnsafeMutableRawPointer { _getUnsafePointerToStoredProperties(self) }
 
   /// The number of observer entries installed on this registrar (an observer of two fields counts
   /// twice). Meant for tests and diagnostics: zero once every observer is cancelled.
@@ -55,7 +63,21 @@ public final class TrackingRegistrar: Sendable {
   /// The observer table, created on first use.
   internal var table: ObserverTable {
     if let existingTable { return existingTable }
-    let created = Unmanaged.passRetained(ObserverTable(owner: self))
+    return install(ObserverTable(owner: self))
+  }
+
+  /// Gives this registrar, which has no table yet, the table of a derived value (see
+  /// `ComputedObserverTable`).
+  internal func installComputedTable(source: any ComputedSource) {
+    let installed = install(ComputedObserverTable(owner: self, source: source))
+    if !(installed is ComputedObserverTable) {
+      _invariantViolated("a derived value's registrar had an observer table before its computed one")
+    }
+  }
+
+  /// Installs `created` unless another thread installed a table first; returns the table installed.
+  private func install(_ table: ObserverTable) -> ObserverTable {
+    let created = Unmanaged.passRetained(table)
     let word = UInt(bitPattern: created.toOpaque())
     let (exchanged, winner) = state.compareExchange(expected: 0, desired: word, ordering: .acquiringAndReleasing)
     if exchanged { return created.takeUnretainedValue() }
@@ -91,7 +113,7 @@ public final class TrackingRegistrar: Sendable {
   /// the table's epoch.
   @inlinable
   internal var _writeTicket: UInt64 {
-    let word = state.load(ordering: .relaxed)
+    let word = observant_load_word_relaxed(_stateAddress)
     guard word & 1 != 0 else { return 0 }
     return _epoch(ofTableAt: word)
   }
@@ -110,8 +132,7 @@ public final class TrackingRegistrar: Sendable {
   @inlinable @inline(__always)
   internal func _readersMayHaveMissed(since ticket: UInt64) -> Bool {
     // A full barrier between the caller's store and this load (see `observant_full_barrier`).
-    observant_full_barrier()
-    let word = state.load(ordering: .relaxed)
+    let word = observant_full_barrier_load_word(_stateAddress)
     guard word & 1 != 0 else { return false }
     return ticket == 0 || _epoch(ofTableAt: word) != ticket
   }

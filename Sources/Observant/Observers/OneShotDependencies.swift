@@ -6,6 +6,20 @@ internal struct OneShotDependencies: Sequence {
 
   var isEmpty: Bool { first == nil && rest.isEmpty }
 
+  /// Unlinks every dependency (`Sequence.unlinkAll()`, without an iterator's copies for the one
+  /// dependency of a one-field scope).
+  func unlinkAll() {
+    if let first {
+      // Through unretained references: these dependencies (kept by `self`) keep the dependency
+      // and its table alive, and the caller keeps `self`.
+      Unmanaged.passUnretained(first)._withUnsafeGuaranteedRef { first in
+        Unmanaged.passUnretained(first.table)._withUnsafeGuaranteedRef { $0.unlink(first) }
+      }
+    } else if !rest.isEmpty {
+      rest.unlinkAll()
+    }
+  }
+
   func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
 
   struct Iterator: IteratorProtocol {

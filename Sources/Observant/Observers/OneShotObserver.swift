@@ -94,7 +94,7 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
       // Swapped out rather than returned from the lock's closure (no reabstraction).
       var taken: OneShotDependencies?
       lock.withLock { _ in swap(&taken, &dependencies) }
-      taken?.unlinkAll()
+      if let taken { taken.unlinkAll() }
     }
     if callingOnChange { onChange?() }
   }

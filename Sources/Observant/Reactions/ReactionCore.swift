@@ -344,12 +344,15 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       return finishRun(publishing: [], ran: false)
     }
     markRunStarted()
-    let children = state.withLock { state in
-      defer { state.children = [] }
+    // Taken only when there are children: copying out the empty array (and releasing it) is a
+    // retain and a release on every run of a reaction that creates none.
+    let children = state.withLock { state -> [Reaction]? in
       if !state.pendingCauses.isEmpty || !state.lastCauses.isEmpty { state.lastCauses = state.pendingCauses.take() }
+      guard !state.children.isEmpty else { return nil }
+      defer { state.children = [] }
       return state.children
     }
-    children.forEach { $0.cancel() }
+    children?.forEach { $0.cancel() }
 
     recorder.beginRun()
     let previous = context.runningObserver

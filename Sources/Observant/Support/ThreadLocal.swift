@@ -16,7 +16,8 @@ internal enum ThreadLocal {
   /// The address of the recorder an accessor's read goes to: the innermost tracking scope's, or
   /// else, while the observation bridge is on, this thread's bridge recorder (see
   /// `observant_recorder_for_reads`). While the bridge is off, an untracked read pays one more
-  /// load in here, and a tracked read nothing.
+  /// load in here, and a tracked read nothing. A call the optimizer knows writes nothing, so an
+  /// untracked read of an object the caller borrowed retains nothing (see `OBSERVANT_PURE`).
   @inlinable @inline(__always)
   internal static var recorderAddressForReads: UnsafeMutableRawPointer? { observant_recorder_for_reads() }
 

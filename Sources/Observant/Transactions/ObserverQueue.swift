@@ -19,7 +19,10 @@ internal struct ObserverQueue {
   /// Sorts the entries appended to `unsorted` and merges repeats.
   mutating func sort() {
     guard entries.count > 1 else { return }
-    entries.sort { $0.observer.sequence > $1.observer.sequence }
+    // Usually in order already (a field's readers are listed newest first, and dirtied in that
+    // order): checked first, since the standard library's sort allocates a scratch buffer for
+    // more than a few elements (a write read by 100 reactions allocated on every flush).
+    if !isInOrder { entries.sort { $0.observer.sequence > $1.observer.sequence } }
     var kept = 0
     for index in entries.indices {
       if kept > 0, entries[kept - 1].observer === entries[index].observer {
@@ -36,6 +39,17 @@ internal struct ObserverQueue {
   }
 
   var isEmpty: Bool { entries.isEmpty }
+
+  /// Whether the entries are in descending `sequence` order (repeats side by side).
+  private var isInOrder: Bool {
+    var previous = UInt64.max
+    for entry in entries {
+      let sequence = entry.observer.sequence
+      if sequence > previous { return false }
+      previous = sequence
+    }
+    return true
+  }
 
   /// The observers still queued, in no particular order.
   var observers: [ScheduledObserver] { entries.map(\.observer) }

@@ -26,6 +26,20 @@
 #define OBSERVANT_TLS
 #endif
 
+// `pure` (the call reads memory and writes none, as far as the caller can tell) on the few calls
+// an accessor makes on its fast path. Swift's optimizer treats a call into C it knows nothing
+// about as one that may release any object, so a caller that borrowed the object it reads or
+// writes (an element of an array, for instance) keeps it retained around the accessor: an atomic
+// increment and decrement per access, most of an untracked read's cost. Told the call only
+// reads, the optimizer retains the object only on the paths that call on into Observant.
+// Only on functions that return a value the caller uses and whose effects a caller cannot miss
+// if the optimizer drops or merges a call: a plain load, and a load behind a barrier (see each).
+#if __has_attribute(pure)
+#define OBSERVANT_PURE __attribute__((pure))
+#else
+#define OBSERVANT_PURE
+#endif
+
 // MARK: Tracking scope
 
 /// The recorder of the innermost active tracking scope on this thread, or NULL.
@@ -51,17 +65,20 @@ void observant_bridge_turn_off(void);
 /// This thread's bridge recorder, or NULL if it has none yet.
 extern _Thread_local void *_Nullable _observant_bridge_thread_recorder OBSERVANT_TLS;
 
-/// This thread's bridge recorder, made on first use (while the bridge is on).
-void *_Nonnull observant_bridge_thread_recorder(void);
+/// This thread's bridge recorder, made on first use, or NULL if the bridge is off.
+void *_Nullable observant_bridge_recorder_for_reads(void);
 
 /// The recorder an accessor's read goes to: this thread's tracking scope's, or else, while the
 /// bridge is on, this thread's bridge recorder (NULL while it is off). A tracked read returns
-/// before the bridge's switch is loaded; an untracked read pays that one load while it is off.
-OBSERVANT_INLINE void *_Nullable observant_recorder_for_reads(void) {
+/// before the bridge's switch is loaded; an untracked read pays that one load (relaxed:
+/// `observant_bridge_recorder_for_reads` synchronizes with the switch) while it is off. Pure (see
+/// `OBSERVANT_PURE`): besides loads it at most makes this thread's bridge recorder, once, so a call
+/// the optimizer dropped or merged with another would have returned the same recorder.
+OBSERVANT_INLINE OBSERVANT_PURE void *_Nullable observant_recorder_for_reads(void) {
   void *recorder = _observant_current_recorder;
   if (recorder != 0) { return recorder; }
-  if (__builtin_expect(observant_bridge_is_on() == 0, 1)) { return 0; }
-  return observant_bridge_thread_recorder();
+  if (__builtin_expect(__atomic_load_n(&_observant_bridge_on, __ATOMIC_RELAXED) == 0, 1)) { return 0; }
+  return observant_bridge_recorder_for_reads();
 }
 
 /// Nonzero while this thread's reads are not reported to the bridge (inside `withoutTracking`).
@@ -148,6 +165,25 @@ OBSERVANT_INLINE void observant_full_barrier(void) {
 #else
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
+}
+
+/// A relaxed atomic load of the word at `word`: a registrar's state word, read by every write
+/// (see `OBSERVANT_PURE`; a Swift `Atomic`'s load, like an opaque call, keeps the object written
+/// retained around it).
+OBSERVANT_INLINE OBSERVANT_PURE uintptr_t observant_load_word_relaxed(const void *_Nonnull word) {
+  return __atomic_load_n((const uintptr_t *)word, __ATOMIC_RELAXED);
+}
+
+/// `observant_full_barrier`, then a relaxed atomic load of the word at `word`: what a write does
+/// after storing its value. Pure (see `OBSERVANT_PURE`) though the barrier is not a read: the
+/// caller branches on the word, so the call is never dropped; a store before it cannot be moved
+/// after it (it may write what the call reads), and once inlined (always) the barrier is an
+/// `asm volatile` with a memory clobber, which nothing removes or moves memory accesses across.
+/// Never merge this with a barrier whose result is a constant: the optimizer would see through it
+/// and drop the barrier.
+OBSERVANT_INLINE OBSERVANT_PURE uintptr_t observant_full_barrier_load_word(const void *_Nonnull word) {
+  observant_full_barrier();
+  return __atomic_load_n((const uintptr_t *)word, __ATOMIC_RELAXED);
 }
 
 // MARK: Type traits
