@@ -38,30 +38,51 @@ internal final class Dependency: @unchecked Sendable {
 
   // The field's list, guarded by the table's lock: unretained (the observers own their
   // dependencies), kept as addresses so that walking and relinking the list touches no reference
-  // count (loading an `unowned(unsafe)` reference into a local retains it).
-  private var previousAddress: UnsafeMutableRawPointer?
-  private var nextAddress: UnsafeMutableRawPointer?
+  // count (loading an `unowned(unsafe)` reference into a local retains it). The accessors below
+  // test and convert without closures (`Optional.map`): debug builds, which the sanitizer and
+  // internal-check runs use, call a closure per link otherwise.
+  private(set) var previousAddress: UnsafeMutableRawPointer?
+  private(set) var nextAddress: UnsafeMutableRawPointer?
 
   var previous: Dependency? {
-    get { previousReference?.takeUnretainedValue() }
-    set { previousReference = newValue.map { Unmanaged.passUnretained($0) } }
+    get {
+      guard let previousAddress else { return nil }
+      return Unmanaged<Dependency>.fromOpaque(previousAddress).takeUnretainedValue()
+    }
+    set { previousAddress = Dependency.address(of: newValue) }
   }
 
   var next: Dependency? {
-    get { nextReference?.takeUnretainedValue() }
-    set { nextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    get {
+      guard let nextAddress else { return nil }
+      return Unmanaged<Dependency>.fromOpaque(nextAddress).takeUnretainedValue()
+    }
+    set { nextAddress = Dependency.address(of: newValue) }
   }
 
   /// The previous dependency of the field's list, unretained.
   var previousReference: Unmanaged<Dependency>? {
-    get { previousAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+    get {
+      guard let previousAddress else { return nil }
+      return Unmanaged<Dependency>.fromOpaque(previousAddress)
+    }
     set { previousAddress = newValue?.toOpaque() }
   }
 
   /// The next dependency of the field's list, unretained.
   var nextReference: Unmanaged<Dependency>? {
-    get { nextAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+    get {
+      guard let nextAddress else { return nil }
+      return Unmanaged<Dependency>.fromOpaque(nextAddress)
+    }
     set { nextAddress = newValue?.toOpaque() }
+  }
+
+  /// The address of `dependency` (nil for nil), without retaining it.
+  @inline(__always)
+  static func address(of dependency: Dependency?) -> UnsafeMutableRawPointer? {
+    guard let dependency else { return nil }
+    return Unmanaged.passUnretained(dependency).toOpaque()
   }
 
   /// Whether a write that overwrites the state `stamp` concerns this dependency.

@@ -30,14 +30,21 @@ internal class ObserverTable: @unchecked Sendable {
       self.count = count
     }
 
+    // Without closures (`Optional.map`), as `Dependency`'s links: see there.
     var head: Dependency? {
-      get { headReference?.takeUnretainedValue() }
-      set { headReference = newValue.map { Unmanaged.passUnretained($0) } }
+      get {
+        guard let headAddress else { return nil }
+        return Unmanaged<Dependency>.fromOpaque(headAddress).takeUnretainedValue()
+      }
+      set { headAddress = Dependency.address(of: newValue) }
     }
 
     /// The first dependency, unretained.
     var headReference: Unmanaged<Dependency>? {
-      get { headAddress.map { Unmanaged<Dependency>.fromOpaque($0) } }
+      get {
+        guard let headAddress else { return nil }
+        return Unmanaged<Dependency>.fromOpaque(headAddress)
+      }
       set { headAddress = newValue?.toOpaque() }
     }
   }
@@ -515,19 +522,29 @@ internal class ObserverTable: @unchecked Sendable {
   }
 
   private func checkInvariants(_ state: State) {
+    // Walked by address, with an index loop: a check runs on every mutation of a table of up to
+    // `_fullCheckLimit` dependencies, in debug builds, where each retain, closure and generic
+    // iterator step is a call (the sanitizer runs spent most of their time here).
     var total = 0
-    for (index, slot) in state.slots.enumerated() {
+    let selfAddress = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+    for index in 0..<state.slots.endIndex {
+      let slot = state.slots[index]
       var count = 0
-      var previous: Dependency?
-      var dependency = slot.head
-      while let current = dependency {
-        if current.previous !== previous { _invariantViolated("a dependency's previous link is wrong") }
-        if current.slot != Int32(index) { _invariantViolated("a dependency is in the list of another slot") }
-        if current.key != slot.key { _invariantViolated("a dependency is in the list of another field") }
-        if current.table !== self { _invariantViolated("a dependency of another table is linked here") }
+      var previous: UnsafeMutableRawPointer?
+      var address = slot.headAddress
+      while let currentAddress = address {
+        let next = Unmanaged<Dependency>.fromOpaque(currentAddress)._withUnsafeGuaranteedRef { current in
+          if current.previousAddress != previous { _invariantViolated("a dependency's previous link is wrong") }
+          if current.slot != Int32(index) { _invariantViolated("a dependency is in the list of another slot") }
+          if current.key != slot.key { _invariantViolated("a dependency is in the list of another field") }
+          if UnsafeRawPointer(Unmanaged.passUnretained(current.table).toOpaque()) != selfAddress {
+            _invariantViolated("a dependency of another table is linked here")
+          }
+          return current.nextAddress
+        }
         count += 1
-        previous = current
-        dependency = current.next
+        previous = currentAddress
+        address = next
       }
       if count != slot.count { _invariantViolated("slot count \(slot.count), list length \(count)") }
       total += count
