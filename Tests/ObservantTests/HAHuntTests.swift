@@ -575,21 +575,19 @@ struct HAWithTrackingTests {
       }
       probe = nil
       let go = HAFlag()
-      await withTaskGroup(of: Void.self) { group in
-        group.addTask {
-          await haRun {
-            while !go.isSet {}
-            model.a = 1
-            model.b = 1
-          }
-        }
-        group.addTask {
-          await haRun {
-            go.set()
-            observation.cancel()
-          }
-        }
+      // Both threads started here, not from tasks: a spinning writer started by one task, waiting
+      // for another task still queued behind the suite's other work, held a core for minutes in
+      // sanitizer runs.
+      let writer = haThread {
+        while !go.isSet {}
+        model.a = 1
+        model.b = 1
       }
+      await haRun {
+        go.set()
+        observation.cancel()
+      }
+      await haRun { writer.wait() }
       #expect(counters.runs.load(ordering: .relaxed) <= 1)
       #expect(!observation.isActive)
       #expect(model.observerEntryCount == 0)
