@@ -12,9 +12,10 @@ extension BoundedNext: Equatable where Element: Equatable {}
 
 /// The bound, in seconds, of the tests' waits for work that is due to happen (a value, a run, a
 /// write on another thread): a safety net that expires only when that work never happens, never a
-/// measurement. Well above what the whole suite takes under the thread sanitizer here (about
-/// 320 s): a step that starts early can wait behind most of what the other tests give the main
-/// actor (one such step returned after 290 s in a passing run, under a bound of 300 s then).
+/// measurement. Well above what the whole suite takes under the thread sanitizer here (220-310 s):
+/// a step that starts early can wait behind most of what the other tests give the main actor and
+/// the cooperative pool (one such step returned after 290 s in a passing run, under a bound of
+/// 300 s then).
 public let safetyNetSeconds = 900
 
 /// Awaits `iterator.next()` on the main actor, but not forever: a sequence that never yields again
