@@ -976,14 +976,11 @@ struct AppleParityTests {
     } onChange: {
       caller.withLock { $0 = pthread_self() }
     }
-    let done = DispatchSemaphore(value: 0)
-    Thread {
+    haThread {
       writer.withLock { $0 = pthread_self() }
       object.value = 1
       #expect(caller.withLock { $0 } != nil)
-      done.signal()
-    }.start()
-    done.wait()
+    }.wait()
     #expect(pthread_equal(writer.withLock { $0 }!, caller.withLock { $0 }!) != 0)
   }
 

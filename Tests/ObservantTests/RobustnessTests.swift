@@ -270,15 +270,13 @@ struct RobustnessTests {
     // task waited for the other behind the rest of the suite, took half the machine for minutes
     // in sanitizer runs.
     let done = Atomic<Bool>(false)
-    let writerDone = DispatchSemaphore(value: 0)
-    Thread {
+    let writer = haThread {
       var step = 0
       while !done.load(ordering: .acquiring) {
         step += 1
         profile.count = step
       }
-      writerDone.signal()
-    }.start()
+    }
     for _ in 0..<rounds {
       let fired = Counter()
       let seen = withTracking {
@@ -291,7 +289,7 @@ struct RobustnessTests {
       while profile.count == seen && spins < 10_000 { spins += 1 }
     }
     done.store(true, ordering: .releasing)
-    writerDone.wait()
+    writer.wait()
     // Every scope that read a value later overwritten fired exactly once (a late notification
     // may come after the store, so this is checked once the writer is done).
     let final = profile.count

@@ -45,18 +45,12 @@ internal final class Dependency: @unchecked Sendable {
   private(set) var nextAddress: UnsafeMutableRawPointer?
 
   var previous: Dependency? {
-    get {
-      guard let previousAddress else { return nil }
-      return Unmanaged<Dependency>.fromOpaque(previousAddress).takeUnretainedValue()
-    }
+    get { previousReference?.takeUnretainedValue() }
     set { previousAddress = Dependency.address(of: newValue) }
   }
 
   var next: Dependency? {
-    get {
-      guard let nextAddress else { return nil }
-      return Unmanaged<Dependency>.fromOpaque(nextAddress).takeUnretainedValue()
-    }
+    get { nextReference?.takeUnretainedValue() }
     set { nextAddress = Dependency.address(of: newValue) }
   }
 

@@ -32,10 +32,7 @@ internal class ObserverTable: @unchecked Sendable {
 
     // Without closures (`Optional.map`), as `Dependency`'s links: see there.
     var head: Dependency? {
-      get {
-        guard let headAddress else { return nil }
-        return Unmanaged<Dependency>.fromOpaque(headAddress).takeUnretainedValue()
-      }
+      get { headReference?.takeUnretainedValue() }
       set { headAddress = Dependency.address(of: newValue) }
     }
 
