@@ -19,7 +19,11 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
   /// The store whose cache holds this scope's store, to leave it on invalidation.
   private weak var parentStore: Store<ParentState, ParentAction>?
   private let key: AnyKeyPath
-  @usableFromInline let extract: (ParentState) -> State?
+  /// The state in the parent's state at an address (see `ScopedKeyPath`).
+  @usableFromInline let extract: (UnsafePointer<ParentState>) -> State?
+  /// The root core's state, when the parent is the root: valid while the scope holds its parent.
+  /// A read navigates from it in place (through the parent, it copied the whole root state).
+  @usableFromInline let rootStateAddress: UnsafeMutablePointer<ParentState>?
   private let embed: (Action) -> ParentAction
   /// A writable key path from the parent's state to this state, if the scope's path allows it.
   private let writablePath: AnyKeyPath?
@@ -35,7 +39,8 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
   @usableFromInline
   init(
     parentStore: Store<ParentState, ParentAction>, key: AnyKeyPath, initialState: State,
-    extract: @escaping (ParentState) -> State?, embed: @escaping (Action) -> ParentAction, writablePath: AnyKeyPath?,
+    extract: @escaping (UnsafePointer<ParentState>) -> State?, embed: @escaping (Action) -> ParentAction,
+    writablePath: AnyKeyPath?,
     isOptional: Bool, navigator: @escaping (StoreCore<State, Action>) -> State?
   ) {
     let parent = parentStore.core
@@ -43,6 +48,8 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
     self.parentStore = parentStore
     self.key = key
     self.extract = extract
+    self.rootStateAddress =
+      parent.isRoot ? unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self).stateAddress : nil
     self.embed = embed
     self.writablePath = writablePath
     self.examinationOrder = parent.tree.makeOrder()
@@ -58,7 +65,7 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
     guard let parentState else { return }
     let observer = ChangeObserver(onChange: tree.enqueueHandler(for: self))
     slotObserver = observer
-    observer.track { _ = extract(parentState) }
+    observer.track { _ = withUnsafePointer(to: parentState, extract) }
     parent.addDependent(self, for: key)
   }
 
@@ -66,7 +73,8 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
   @inlinable
   static func navigate(_ core: StoreCore<State, Action>) -> State? {
     let scope = unsafeDowncast(core, to: ChildScope.self)
-    return scope.parent.navigatedState.flatMap(scope.extract)
+    if let address = scope.rootStateAddress { return scope.extract(address) }
+    return scope.parent.navigatedState.flatMap { withUnsafePointer(to: $0, scope.extract) }
   }
 
   override func deliver(_ action: Action) { parent.deliver(embed(action)) }
@@ -86,7 +94,9 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
   /// and re-records the slots. Returns how many stores were examined.
   func examine() -> Int {
     guard isValid, let slotObserver else { return 0 }
-    guard let parentState = parent.presentState, let state = slotObserver.track({ extract(parentState) }) else {
+    guard let parentState = parent.presentState,
+      let state = slotObserver.track({ withUnsafePointer(to: parentState, extract) })
+    else {
       invalidate()
       return 1
     }
@@ -103,7 +113,7 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
   override func lastState() -> State? {
     if keepsState { return readState }
     let extract = self.extract
-    return parent.knownState.flatMap { parentState in withoutTracking { extract(parentState) } }
+    return parent.knownState.flatMap { parentState in withoutTracking { withUnsafePointer(to: parentState, extract) } }
   }
 
   override func willInvalidate() {

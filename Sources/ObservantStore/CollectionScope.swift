@@ -19,9 +19,13 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   let tree: StoreTree
   /// Identifies the scope in its parent's caches.
   private let keyPath: KeyPath<ParentState, IdentifiedArray<ID, ElementState>>
-  /// Reads the array from the parent's state (see `ScopedKeyPath`).
-  @usableFromInline let path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>
+  /// Reads the array, or one element, from the parent's state (see `ScopedArrayPath`).
+  @usableFromInline let path: ScopedArrayPath<ParentState, ID, ElementState>
   private let embed: (ID, ElementAction) -> ParentAction
+  /// The root core's state, when the parent is the root: valid while the scope holds its parent.
+  /// (Reached through the parent, the root core was retained for each read, and a retain of a core
+  /// its tree references weakly takes the slow path.)
+  @usableFromInline let rootStateAddress: UnsafeMutablePointer<ParentState>?
   /// The element stores made so far, by id: held while the parent store's handle on this scope
   /// lives, then their cores weakly (see the type's documentation).
   private var elements: [ID: ElementEntry<ParentState, ParentAction, ID, ElementState, ElementAction>] = [:]
@@ -61,7 +65,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   @usableFromInline
   init(
     parent: StoreCore<ParentState, ParentAction>,
-    path: ScopedKeyPath<ParentState, IdentifiedArray<ID, ElementState>>,
+    path: ScopedArrayPath<ParentState, ID, ElementState>,
     embed: @escaping (ID, ElementAction) -> ParentAction,
     elementNavigator: @escaping (StoreCore<ElementState, ElementAction>) -> ElementState?
   ) {
@@ -72,6 +76,8 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     self.path = path
     self.elementShape = StoreShape(tree: parent.tree, navigator: elementNavigator)
     self.embed = embed
+    self.rootStateAddress =
+      parent.isRoot ? unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self).stateAddress : nil
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
     let parentState = parent.presentState
@@ -133,31 +139,15 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
   }
 
   /// `currentElement(_:)` for an element store's navigator (tracking suspended, the reducer known
-  /// not to run). Below the root, the array is read from the root's state in place: only the
-  /// array and the element are copied. `position` is where the element was found last (see
+  /// not to run). Below the root, the element is read from the root's state in place: only the
+  /// element is copied. `position` is where the element was found last (see
   /// `ElementScope.position`).
   @inlinable
   func navigatedElement(_ id: ID, position: inout ElementPosition) -> ElementState? {
     guard isValid else { return nil }
-    if parent.isRoot {
-      let root = unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self)
-      return Self.element(id, in: path.value(at: root.stateAddress), position: &position)
-    }
+    if let rootStateAddress { return path.element(id, at: rootStateAddress, position: &position.index) }
     guard let parentState = parent.navigatedState else { return nil }
-    return Self.element(id, in: path.value(in: parentState), position: &position)
-  }
-
-  /// The element with `id` in `elements`: at `position` if the id is still there, otherwise
-  /// looked up (and `position` updated).
-  @inlinable
-  static func element(
-    _ id: ID, in elements: IdentifiedArray<ID, ElementState>, position: inout ElementPosition
-  ) -> ElementState? {
-    let index = position.index
-    if index >= 0, index < elements.count, elements.ids[index] == id { return elements[index] }
-    guard let found = elements.index(id: id) else { return nil }
-    position.index = found
-    return elements[found]
+    return path.element(id, in: parentState, position: &position.index)
   }
 
   /// Sends the action of the element store for `id` to the parent.

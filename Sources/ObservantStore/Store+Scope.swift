@@ -31,7 +31,7 @@ extension Store {
     // child store tells its own readers when the child is replaced).
     let initialState = withoutTracking { path.value(in: core.currentState) }
     return makeScopedStore(
-      key: keyPath, initialState: initialState, extract: { path.value(in: $0) }, embed: embed,
+      key: keyPath, initialState: initialState, extract: { path.value(at: $0) }, embed: embed,
       writablePath: keyPath as? WritableKeyPath<State, ChildState>, isOptional: false)
   }
 
@@ -62,7 +62,7 @@ extension Store {
     let keyPath = path.keyPath
     if let cached = scopes[keyPath] as? Store<ChildState, ChildAction>, cached.isValid { return cached }
     return makeScopedStore(
-      key: keyPath, initialState: present, extract: { path.value(in: $0) }, embed: embed,
+      key: keyPath, initialState: present, extract: { path.value(at: $0) }, embed: embed,
       writablePath: optionalChildPath(keyPath), isOptional: true)
   }
 
@@ -78,7 +78,7 @@ extension Store {
   internal func makeScopedStore<ChildState, ChildAction>(
     key: AnyKeyPath,
     initialState: ChildState,
-    extract: @escaping (State) -> ChildState?,
+    extract: @escaping (UnsafePointer<State>) -> ChildState?,
     embed: @escaping (ChildAction) -> Action,
     writablePath: AnyKeyPath?,
     isOptional: Bool
@@ -128,12 +128,12 @@ extension Store {
   ) -> StoreCollection<ID, ElementState, ElementAction> {
     // Inlined into the caller, so that the key path is a literal where its closure is made (see
     // `ScopedKeyPath`): row stores' reads navigate through the property's getter.
-    scopeCollection(ScopedKeyPath(consume keyPath), action: embed)
+    scopeCollection(ScopedArrayPath(consume keyPath), action: embed)
   }
 
   @inlinable
   internal func scopeCollection<ID: Hashable, ElementState, ElementAction>(
-    _ path: __owned ScopedKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    _ path: __owned ScopedArrayPath<State, ID, ElementState>,
     action embed: @escaping (ID, ElementAction) -> Action
   ) -> StoreCollection<ID, ElementState, ElementAction> {
     typealias Stores = CollectionStores<State, Action, ID, ElementState, ElementAction>
