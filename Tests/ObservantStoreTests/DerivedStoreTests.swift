@@ -32,6 +32,23 @@ struct DerivedStoreTests {
     #expect(shown == [[], [2], [2, 4]])
   }
 
+  @Test("a derived row of the store's state: its reader reads the row as actions change it")
+  func derivedRowState() {
+    let store = Store(initialState: ListFeature.State(rows: 1...3), reducer: ListFeature.reduce)
+    let first = Derived("first") { store.rows.first }
+    let rowState = store.scope(state: \.rows, action: ListFeature.Action.row).store(id: 1)
+    var shown: [Int] = []
+    let reader = Reaction("First") { shown.append(first.value?.count ?? -1) }
+    defer { reader.cancel() }
+    store.send(.row(id: 1, action: .increment))
+    store.send(.row(id: 2, action: .increment))  // another row: nothing to re-run
+    store.send(.row(id: 1, action: .increment))
+    #expect(shown == [0, 1, 2])
+    #expect(rowState?.count == 2)
+    store.send(.move(from: 0, to: 2))  // another row is first now
+    #expect(shown == [0, 1, 2, 1])
+  }
+
   @Test("a derived value over a row store reads only that row")
   func rowStore() {
     let store = Store(initialState: ListFeature.State(rows: 1...3), reducer: ListFeature.reduce)

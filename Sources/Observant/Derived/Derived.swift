@@ -22,6 +22,11 @@
 /// - **Disposable.** Releasing it unlinks it from its inputs. While nobody reads it (no reaction,
 ///   tracking scope or derived value depends on it), it stops listening as soon as its inputs
 ///   change: writing them then costs what writing unobserved fields costs.
+/// - **Values that hold state are read fresh.** A value that can hold observable state (a child
+///   state, rows, a struct or enum with state inside) is recomputed at every read: its fields can
+///   change in place (`state.child.count += 1`) while its inputs (`state.child`) keep their
+///   identity, and a reader of `value.count` must read the new count. A recomputed value that is
+///   the same replaces the cached copy without re-running the readers.
 ///
 /// A derived value is read like a tracked field: inside reactions, render bodies, `withTracking`
 /// and other derived values, reading `value` makes it a dependency. Reactions that read it re-run
@@ -60,7 +65,9 @@ public final class Derived<Value> {
   /// - Parameters:
   ///   - name: the name access logs and run causes show (`Derived.name`).
   ///   - isEqual: `true` when the new value (second argument) may be treated as the old one
-  ///     (first argument): the readers do not re-run, and the old value is kept.
+  ///     (first argument): the readers do not re-run, and the old value is kept (a value that can
+  ///     hold observable state is replaced by the new copy, which carries its fields' current
+  ///     content, still without re-running the readers).
   ///   - compute: the computation; what it reads is tracked.
   public init(
     _ name: String = "Derived", isEqual: @escaping (Value, Value) -> Bool, _ compute: @escaping () -> Value

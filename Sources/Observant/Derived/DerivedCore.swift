@@ -39,10 +39,19 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   @exclusivity(unchecked) private var cachedWasRecorded = false
   @exclusivity(unchecked) private var previousWasRecorded = false
   @exclusivity(unchecked) private var isDisposed = false
+  /// Whether a value can hold observable state (see `_StateHolding`). The cached value is then a
+  /// copy whose fields can change in place (`state.child.count += 1`) or by an edited copy
+  /// assigned back, which tells the readers of those fields but not this derived value (its
+  /// inputs, `state.child`, kept their identity). A reader re-run by such a write would read the
+  /// old field from the cached copy: so the value is recomputed at every read, and a recomputed
+  /// value that is the same (identity, `==`, or `isEqual`) replaces the cached copy without a new
+  /// version (its readers do not re-run on its account).
+  private let holdsState: Bool
 
   init(name: String, isEqual: @escaping (Value, Value) -> Bool, compute: @escaping () -> Value) {
     self.compute = compute
     self.isEqual = isEqual
+    self.holdsState = _StateHolding.canHoldState(Value.self)
     super.init(name: name)
     recorder = Recorder(owner: self)
     registrar.installComputedTable(source: self)
@@ -107,7 +116,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
         "Observant: the derived value \"\(name)\" reads itself while it computes (a cycle of derived values)")
     }
     return computeLock.withLock { _ in
-      if freshness != .clean {
+      if holdsState || freshness != .clean {
         busyThread.store(thread, ordering: .releasing)
         bringUpToDate()
         busyThread.store(0, ordering: .releasing)
@@ -118,6 +127,8 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
 
   private func bringUpToDate() {
     if isDisposed { return }  // a reader's check racing the release: nothing changes any more
+    // A copy of state may be out of date while the inputs are not (see `holdsState`).
+    if holdsState { return recompute() }
     switch freshness {
     case .clean:
       return
@@ -145,7 +156,11 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
     let stale = recorder.endRun()
     if !stale.isEmpty { stale.unlinkAll() }
     computations.add(1, ordering: .relaxed)
-    if hasCached && isEqual(values.pointee, new) { return }
+    if hasCached && isEqual(values.pointee, new) {
+      // The same value, as readers see it; a copy of state carries its fields' current content.
+      if holdsState { values.pointee = new }
+      return
+    }
     if hasCached && hasPrevious && isEqual(values[1], new) {
       // A value that comes back (inputs set back, say, after the value was read midway): the
       // earlier value, and its version, are current again. Readers that saw it are up to date,
@@ -154,6 +169,7 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
       swap(&values[0], &values[1])
       swap(&version, &previousVersion)
       swap(&cachedWasRecorded, &previousWasRecorded)
+      if holdsState { values.pointee = new }
       return
     }
     if hasCached {
