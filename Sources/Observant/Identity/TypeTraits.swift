@@ -50,6 +50,9 @@ internal enum _TypeTraits {
   @usableFromInline static var optionalObject: UInt32 { 1 << 13 }
   /// A `Dictionary` whose values are observable objects (with `objects`).
   @usableFromInline static var dictionaryOfObjects: UInt32 { 1 << 14 }
+  /// `Optional` of a class that is not an observable object: compared with `===` (both `nil`, or
+  /// the same instance) when not `Equatable`, as the class itself is.
+  @usableFromInline static var optionalReference: UInt32 { 1 << 15 }
 
   /// The flags of `Value`: a look-up in the shims' table (see `observant_type_traits_get`), which
   /// a miss fills.
@@ -91,6 +94,8 @@ internal enum _TypeTraits {
       flags |= objects | dictionaryOfObjects
     } else if let collection = Value.self as? any Collection.Type, _elementsAreObjects(collection) {
       flags |= objects
+    } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is AnyObject.Type {
+      flags |= optionalReference
     }
     if _isPOD(Value.self) { flags |= trivial }
     if flags & (identityComparable | observableState | optionalState | collectionOfStates | dictionaryOfStates) != 0 {

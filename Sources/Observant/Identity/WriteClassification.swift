@@ -4,7 +4,8 @@
 /// identity rules first (their answer is final for the slot), then object identity for observable
 /// objects (`Trackable`, optional, in a collection or a dictionary: an equal but different object
 /// would leave the slot's readers depending on the old object's fields), then `==` for `Equatable`
-/// values, then `===` for class references; any other value always counts as changed. Accessors
+/// values, then `===` for class references, optional or not; any other value always counts as
+/// changed. Accessors
 /// are generic over the field type and inlinable, so in optimized builds each call site is
 /// specialized to the concrete field type.
 @usableFromInline
@@ -36,6 +37,9 @@ internal func _classifyWrite<Value>(_ old: Value, _ new: Value) -> _WriteChange 
   if flags & _TypeTraits.reference != 0 {
     return (old as AnyObject) === (new as AnyObject) ? .none : .slot
   }
+  if flags & _TypeTraits.optionalReference != 0, let optional = Value.self as? any _OptionalObjects.Type {
+    return _openSameOptional(optional, old, new) ? .none : .slot
+  }
   return .slot
 }
 
@@ -53,7 +57,7 @@ package func _isUnchanged<Value>(_ old: Value, _ new: Value) -> Bool {
 internal func _isComparable<Value>(_: Value.Type) -> Bool {
   _TypeTraits.flags(of: Value.self)
     & (_TypeTraits.identityComparable | _TypeTraits.collectionOfStates | _TypeTraits.equatable | _TypeTraits.reference
-      | _TypeTraits.objects) != 0
+      | _TypeTraits.objects | _TypeTraits.optionalReference) != 0
 }
 
 /// A number that is equal for two values of the same lineage exactly when their content is
@@ -106,7 +110,8 @@ internal func _sameObjects<Value>(_ old: Value, _ new: Value, flags: UInt32) -> 
   return false
 }
 
-private func _openSameOptional<Wrapping: _OptionalObjects, Value>(_: Wrapping.Type, _ old: Value, _ new: Value) -> Bool
+@usableFromInline
+internal func _openSameOptional<Wrapping: _OptionalObjects, Value>(_: Wrapping.Type, _ old: Value, _ new: Value) -> Bool
 {
   (old as! Wrapping)._wrappedObject === (new as! Wrapping)._wrappedObject
 }
