@@ -369,9 +369,19 @@ internal final class Recorder {
 
   /// Whether every dependency was read under a guard that is now invalid: nothing recorded here can
   /// still matter to the owner.
+  ///
+  /// Asked before every run of a reaction that read through a store (every read then is guarded):
+  /// the dependencies are looked at unretained, and the first valid guard answers.
   var allGuardsInvalid: Bool {
     guard guardedCount > 0, guardedCount == dependencies.count else { return false }
-    return dependencies.allSatisfy { $0.guardedBy?.isValid == false }
+    for position in dependencies.indices {
+      let invalid = unretainedDependency(at: position)._withUnsafeGuaranteedRef { dependency -> Bool in
+        guard let guardedBy = dependency.guardedBy else { return false }
+        return !guardedBy.isValid
+      }
+      if !invalid { return false }
+    }
+    return true
   }
 
   /// Sets the guard for the reads that follow; returns the previous one.
