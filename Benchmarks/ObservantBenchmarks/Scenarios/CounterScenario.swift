@@ -27,7 +27,7 @@ final class ObservantCounterScreen: ScenarioScreen {
       case .increment: .increment
       case .set(let value): .set(value)
       }
-    return StepCount(runs: tree.step { store.send(action) }.runs.count)
+    return StepCount(runs: tree.step { store.send(action) }.runCount)
   }
 }
 
@@ -52,7 +52,7 @@ final class AppleCounterScreen: ScenarioScreen {
       case .set(let value): model.count = value
       }
     }
-    return StepCount(runs: step.runs.count)
+    return StepCount(runs: step.runCount)
   }
 }
 
@@ -87,7 +87,7 @@ final class PlainCounterScreen: ScenarioScreen {
           case .set(let value): box.state.count = value
           }
         }
-      }.runs.count
+      }.runCount
     }
   }
 }

@@ -40,7 +40,7 @@ final class ObservantDestinationScreen: ScenarioScreen {
       case .switchToEdit: .switchToEdit
       case .dismiss: .dismiss
       }
-    return StepCount(runs: tree.step { store.send(action) }.runs.count)
+    return StepCount(runs: tree.step { store.send(action) }.runCount)
   }
 }
 
@@ -83,7 +83,7 @@ final class AppleValueDestinationScreen: ScenarioScreen {
         case .dismiss:
           model.destination = nil
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -119,7 +119,7 @@ final class AppleClassDestinationScreen: ScenarioScreen {
         case .dismiss:
           model.destination = nil
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -184,7 +184,7 @@ final class PlainDestinationScreen: ScenarioScreen {
             box.destination = nil
           }
         }
-      }.runs.count
+      }.runCount
     }
   }
 }

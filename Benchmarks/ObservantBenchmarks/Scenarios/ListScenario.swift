@@ -47,12 +47,12 @@ final class ObservantListScreen: ScenarioScreen {
 
   func apply(_ change: ListChange) -> StepCount? {
     let action = Self.action(for: change)
-    return StepCount(runs: tree.step { store.send(action) }.runs.count)
+    return StepCount(runs: tree.step { store.send(action) }.runCount)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
     switch measure {
-    case .initialRender: tree.log.steps.first.map { StepCount(runs: $0.runs.count) }
+    case .initialRender: tree.log.steps.first.map { StepCount(runs: $0.runCount) }
     case .rowStoresCreated: StepCount(runs: diagnostics.storesCreated - 1)  // minus the root store
     case .staleCellRenders, .reusedCellRenders: nil
     }
@@ -96,11 +96,11 @@ final class AppleValueListScreen: ScenarioScreen {
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    StepCount(runs: tree.step { mutate(change) }.runs.count)
+    StepCount(runs: tree.step { mutate(change) }.runCount)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
-    measure == .initialRender ? tree.log.steps.first.map { StepCount(runs: $0.runs.count) } : nil
+    measure == .initialRender ? tree.log.steps.first.map { StepCount(runs: $0.runCount) } : nil
   }
 
   private func mutate(_ change: ListChange) {
@@ -158,12 +158,12 @@ final class AppleClassListScreen: ScenarioScreen {
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    StepCount(runs: tree.step { mutate(change) }.runs.count)
+    StepCount(runs: tree.step { mutate(change) }.runCount)
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
     switch measure {
-    case .initialRender: tree.log.steps.first.map { StepCount(runs: $0.runs.count) }
+    case .initialRender: tree.log.steps.first.map { StepCount(runs: $0.runCount) }
     case .rowStoresCreated: StepCount(runs: rowObjectsCreated)
     case .staleCellRenders, .reusedCellRenders: nil
     }
@@ -252,14 +252,14 @@ final class PlainListScreen: ScenarioScreen {
   }
 
   func apply(_ change: ListChange) -> StepCount? {
-    tracking.count { tree.step { tracking.action { mutate(change) } }.runs.count }
+    tracking.count { tree.step { tracking.action { mutate(change) } }.runCount }
   }
 
   func measure(_ measure: ScreenMeasure) -> StepCount? {
     switch measure {
     case .initialRender:
       tree.log.steps.first.map {
-        StepCount(runs: $0.runs.count, computations: tracking.policy == .equatableDiffing ? initialComputations : nil)
+        StepCount(runs: $0.runCount, computations: tracking.policy == .equatableDiffing ? initialComputations : nil)
       }
     case .rowStoresCreated, .staleCellRenders, .reusedCellRenders: nil
     }

@@ -35,7 +35,7 @@ final class ObservantOptionalChildScreen: ScenarioScreen {
       case .incrementChild: .child(.increment)
       case .dismiss: .dismiss
       }
-    return StepCount(runs: tree.step { store.send(action) }.runs.count)
+    return StepCount(runs: tree.step { store.send(action) }.runCount)
   }
 }
 
@@ -64,7 +64,7 @@ final class AppleValueOptionalChildScreen: ScenarioScreen {
         case .incrementChild: model.child?.count += 1
         case .dismiss: model.child = nil
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -93,7 +93,7 @@ final class AppleClassOptionalChildScreen: ScenarioScreen {
         case .incrementChild: model.child?.count += 1
         case .dismiss: model.child = nil
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -132,7 +132,7 @@ final class PlainOptionalChildScreen: ScenarioScreen {
           case .dismiss: box.child = nil
           }
         }
-      }.runs.count
+      }.runCount
     }
   }
 }

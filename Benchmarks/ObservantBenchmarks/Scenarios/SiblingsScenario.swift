@@ -33,7 +33,7 @@ final class ObservantSiblingsScreen: ScenarioScreen {
       case .swap: .swap
       case .resetBoth: .resetBoth
       }
-    return StepCount(runs: tree.step { store.send(action) }.runs.count)
+    return StepCount(runs: tree.step { store.send(action) }.runCount)
   }
 }
 
@@ -64,7 +64,7 @@ final class AppleValueSiblingsScreen: ScenarioScreen {
           model.first = CounterValue(count: 0)
           model.second = CounterValue(count: 0)
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -95,7 +95,7 @@ final class AppleClassSiblingsScreen: ScenarioScreen {
           model.first = AppleCounterModel()
           model.second = AppleCounterModel()
         }
-      }.runs.count)
+      }.runCount)
   }
 }
 
@@ -140,7 +140,7 @@ final class PlainSiblingsScreen: ScenarioScreen {
             box.second = CounterValue(count: 0)
           }
         }
-      }.runs.count
+      }.runCount
     }
   }
 }

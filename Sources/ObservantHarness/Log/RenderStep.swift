@@ -14,7 +14,23 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   public let name: String
   /// Node names, one per body run, in the order the runs started (a parent before the children
   /// its run created).
-  public let runs: [String]
+  ///
+  /// - Complexity: O(*r*) in the runs: made when asked for (``runCount`` is O(1)).
+  public var runs: [String] {
+    guard let firstRun else { return [] }
+    guard !laterRuns.isEmpty else { return [firstRun] }
+    return [firstRun] + laterRuns
+  }
+
+  /// How many bodies ran in this step (`runs.count`).
+  ///
+  /// - Complexity: O(1).
+  public var runCount: Int { firstRun == nil ? 0 : 1 + laterRuns.count }
+
+  /// The first run, kept inline, and the others: a step in which one body ran (a row action, say)
+  /// allocates no array. (Equality compares these, which is the same as comparing `runs`.)
+  private let firstRun: String?
+  private let laterRuns: [String]
   /// For each run in `runs`, what dirtied it (see `Reaction.lastRunCauses`): empty unless the
   /// tracking records causes (`ReactionTracking(recordingCauses: true)`), and for first runs.
   public var causes: [[RunCause]] {
@@ -27,12 +43,22 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
 
   /// - Parameter causes: one entry per run, or fewer (the missing ones have no cause).
   internal init(name: String, runs: [String], causes: [[RunCause]] = []) {
+    self.init(name: name, firstRun: runs.first, laterRuns: Array(runs.dropFirst()), causes: causes)
+  }
+
+  /// - Parameters:
+  ///   - firstRun: the first run, if any.
+  ///   - laterRuns: the runs after the first (empty without a first).
+  ///   - causes: one entry per run, or fewer (the missing ones have no cause).
+  internal init(name: String, firstRun: String?, laterRuns: [String], causes: [[RunCause]] = []) {
     self.name = name
-    self.runs = runs
+    self.firstRun = firstRun
+    self.laterRuns = laterRuns
+    let runCount = firstRun == nil ? 0 : 1 + laterRuns.count
     if causes.allSatisfy({ $0.isEmpty }) {
       recordedCauses = []
     } else {
-      recordedCauses = causes + Array(repeating: [], count: max(0, runs.count - causes.count))
+      recordedCauses = causes + Array(repeating: [], count: max(0, runCount - causes.count))
     }
   }
 
@@ -50,7 +76,8 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   ///
   /// - Complexity: O(*r*) in the runs of the step.
   public func count(of nodeName: String) -> Int {
-    runs.reduce(0) { total, name in name == nodeName ? total + 1 : total }
+    guard let firstRun else { return 0 }
+    return laterRuns.reduce(firstRun == nodeName ? 1 : 0) { total, name in name == nodeName ? total + 1 : total }
   }
 
   /// Runs per node name.
@@ -64,7 +91,7 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   /// or `"nothing ran"`. With causes recorded, each node's follow in parentheses:
   /// `"Row[3].body x1 (Row.count 0 -> 1)"`.
   public var description: String {
-    guard !runs.isEmpty else { return "nothing ran" }
+    guard firstRun != nil else { return "nothing ran" }
     var order: [String] = []
     var counts: [String: Int] = [:]
     for name in runs {

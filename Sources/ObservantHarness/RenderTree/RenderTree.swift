@@ -145,7 +145,7 @@ public final class RenderTree {
   /// between steps) appear as a step named `RenderTree.betweenStepsName`.
   public var log: RenderLog {
     guard let openStep else { return RenderLog(steps: finishedSteps) }
-    return RenderLog(steps: finishedSteps + [openStep.snapshot])
+    return RenderLog(steps: finishedSteps + [openStep.finish()])
   }
 
   /// The names of the live nodes, depth-first in declaration order (a parent, then its children).
@@ -231,7 +231,7 @@ public final class RenderTree {
 
   @discardableResult
   private func closeStep() -> RenderStep? {
-    guard let step = openStep.take()?.snapshot else { return nil }
+    guard let step = openStep.take()?.finish() else { return nil }
     finishedSteps.append(step)
     return step
   }
@@ -272,17 +272,31 @@ internal struct RenderDiagnosticHandler: Sendable {
 /// The step being recorded.
 private struct OpenStep {
   let name: String
-  var runs: [String] = []
+  /// The first run, kept inline (a step in which one body runs allocates no array), and the others.
+  var firstRun: String?
+  var laterRuns: [String] = []
   /// The causes of the runs up to the last one that had any (most steps: none, and no array).
   var causes: [[RunCause]] = []
 
+  init(name: String) { self.name = name }
+
   mutating func append(_ run: String, causes runCauses: [RunCause]) {
-    // The first run makes the array (an empty array grown by an append costs more).
-    if runs.isEmpty { runs = [run] } else { runs.append(run) }
+    if firstRun == nil {
+      firstRun = run
+    } else if laterRuns.isEmpty {
+      // The second run makes the array (an empty array grown by an append costs more).
+      laterRuns = [run]
+    } else {
+      laterRuns.append(run)
+    }
     guard !runCauses.isEmpty else { return }
-    causes.append(contentsOf: repeatElement([], count: runs.count - 1 - causes.count))
+    let runCount = 1 + laterRuns.count
+    causes.append(contentsOf: repeatElement([], count: runCount - 1 - causes.count))
     causes.append(runCauses)
   }
 
-  var snapshot: RenderStep { RenderStep(name: name, runs: runs, causes: causes) }
+  /// The step, its parts moved into it.
+  consuming func finish() -> RenderStep {
+    RenderStep(name: name, firstRun: firstRun, laterRuns: laterRuns, causes: causes)
+  }
 }
