@@ -200,7 +200,7 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     if comparesPlainState {
       let before = state
       let effect = reduce(action)
-      commit(changed: !isUnchanged(before, state), effect)
+      commit(changed: !isUnchanged(before, state), from: before, effect)
     } else {
       let effect = reduce(action)
       commit(changed: !acceptIdentity(observableIdentity(at: stateAddress)), effect)
@@ -236,13 +236,20 @@ internal final class RootCore<State, Action>: StoreCore<State, Action>, StoreRoo
     _mutateLiveState(&stateAddress.pointee, body)
   }
 
+  /// - Parameter before: for plain state, what it was before the reducer ran (kept by the
+  ///   readers' transaction: state changed and changed back by two actions of one send re-runs
+  ///   nobody).
   @inlinable
-  final func commit(changed: Bool, _ effect: Effect<Action>) {
+  final func commit(changed: Bool, from before: State? = nil, _ effect: Effect<Action>) {
     var examined = rootTree.commit()
     // The root state itself replaced (`state = State()`), or plain state that changed: the root
     // store's readers must look again.
     if changed {
-      examined += announceReplacement()
+      if let before {
+        examined += announceChange(from: before, to: state)
+      } else {
+        examined += announceReplacement()
+      }
     }
     rootTree.diagnostics.recordCommit(storesExamined: examined)
     run(effect)

@@ -130,6 +130,9 @@ internal class ScopedCore<State, Action>: StoreCore<State, Action> {
     let previous = keepsState ? readState : nil
     keepRead(state)
     guard !isSameState(state, as: previous) else { return 0 }
+    // Plain state compared with what readers last heard of: the transaction keeps both (state
+    // changed and changed back by two actions of one send re-runs nobody).
+    if readers.identity == nil, let previous { return announceChange(from: previous, to: state) }
     return announceReplacement()
   }
 }

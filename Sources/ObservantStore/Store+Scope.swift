@@ -6,8 +6,9 @@ extension Store {
   ///
   /// Cached by key path: scoping the same key path again returns the same store (with the action
   /// embedding of the first call). The child's readers hear when the child is replaced by a new
-  /// value; its own fields notify their readers directly. The child store keeps this store (and
-  /// the root) alive. Scoped from an invalid store, the child store is invalid from the start.
+  /// value; its own fields notify their readers directly. The child store keeps this store's (and
+  /// the root's) state, reducer and effects alive, not this `Store` object. Scoped from an invalid
+  /// store, the child store is invalid from the start.
   ///
   /// - Complexity: O(1) once cached.
   @inlinable @inline(__always)

@@ -24,8 +24,9 @@ import Observant
 /// **Scoping.** `scope(state:action:)` returns a child store, an optional child store, or a lazy
 /// `StoreCollection` of per-element stores. Scopes are cached: scoping the same key path again
 /// (and, for collections, asking for the same id) returns the same store. A scoped store keeps its
-/// parent and root alive: `Store(...).scope(...)` is a working store on its own, and the tree (and
-/// its running effects) goes away with the last of its stores.
+/// parent's and its root's state, reducer and running effects alive (the store tree, not the
+/// parent `Store` objects, which hold their scopes): `Store(...).scope(...)` is a working store on
+/// its own, and the tree (and its running effects) goes away with the last of its stores.
 ///
 /// **Invalidation.** When a row or optional child disappears at a commit, its store (and every
 /// store scoped from it) becomes invalid at that commit: its state reads return the last valid

@@ -237,6 +237,21 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   @usableFromInline
   final func announceReplacement() -> Int {
     readers.notifyReplacement(identityField)
+    return examineDependents()
+  }
+
+  /// `announceReplacement()` for plain state that went from `old` to `new` (compared by the
+  /// caller): the readers' transaction keeps both, so that state changed and changed back by two
+  /// actions of one send re-runs nobody.
+  @usableFromInline
+  final func announceChange(from old: State, to new: State) -> Int {
+    readers.notifyChange(identityField, from: old, to: new)
+    return examineDependents()
+  }
+
+  /// Re-examines the scopes below after the state was replaced or changed; returns how many stores
+  /// were examined.
+  private func examineDependents() -> Int {
     guard !dependents.isEmpty else { return 0 }
     var live: [any StoreDependent] = []
     for (key, dependent) in dependents {

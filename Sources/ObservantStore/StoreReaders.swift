@@ -79,6 +79,13 @@ internal struct StoreReaders {
     if !recordsInStateTable { slot?.notifyChange(of: field()) }
   }
 
+  /// `notifyReplacement(_:)` for plain state known to have gone from `old` to `new`: the
+  /// transaction keeps both, so that state changed and changed back within it (by two actions of
+  /// one send) re-runs nobody.
+  mutating func notifyChange<State>(_ field: @autoclosure () -> InternalField, from old: State, to new: State) {
+    if !recordsInStateTable { slot?.notifyChange(of: field(), from: old, to: new) }
+  }
+
   /// What was read through the store stops driving its readers.
   func invalidate() {
     readGuard?.invalidate()

@@ -21,12 +21,24 @@ extension TrackingRegistrar {
   /// Tells the readers of an internal field that it changed (synchronous observers now, scheduled
   /// ones when the transaction ends).
   package func notifyChange(of field: InternalField) {
+    notifyChange(of: field, isLive: false, values: { nil })
+  }
+
+  /// Tells the readers of an internal field that stands for a value (a store's plain state) that
+  /// it went from `old` to `new`: kept by the transaction, so that a value changed and changed
+  /// back within it (by two actions of one send, say) re-runs nobody, as a field set and set back.
+  package func notifyChange<Value>(of field: InternalField, from old: Value, to new: Value) {
+    notifyChange(of: field, isLive: true, values: { _changeValues(old, new) })
+  }
+
+  /// - Parameter isLive: the change may be set back within the transaction (its values are kept).
+  private func notifyChange(of field: InternalField, isLive: Bool, values: () -> WriteValues?) {
     guard hasObservers, let table = existingTable else { return }
     var dependencies = table.dependencies(of: field.key, overwriting: Stamp.none)
     guard !dependencies.isEmpty else { return }
     let opened = Notifications.deliver(
       &dependencies, table: table, key: field.key, name: field.fieldName,
-      from: Stamp.none, to: Stamp.none, isLive: false, values: { nil }
+      from: Stamp.none, to: Stamp.none, isLive: isLive, values: values
     ).openedTransaction
     if opened { _endImplicitTransaction() }
   }
