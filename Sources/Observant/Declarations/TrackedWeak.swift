@@ -10,16 +10,22 @@
 ///
 /// Reads record the property; assigning another object (or `nil`) notifies its readers. The
 /// referenced object going away on its own does not notify (Swift offers no hook for it): a
-/// reader sees `nil` the next time it runs.
+/// reader sees `nil` the next time it runs. Assigning `nil` after the object went away notifies
+/// (its readers may still show the object).
 @propertyWrapper
 public struct TrackedWeak<Object: AnyObject> {
   @usableFromInline
   internal weak var object: Object?
+  /// Whether an object was assigned last (it may have gone away since): `nil` assigned over it is
+  /// a change, though the weak reference already reads `nil`.
+  @usableFromInline
+  internal var holdsObject: Bool
 
   /// The property's initial object, held weakly: `@TrackedWeak var parent: Section?` starts as `nil`.
   @inlinable
   public init(wrappedValue: Object?) {
     object = wrappedValue
+    holdsObject = wrappedValue != nil
   }
 
   /// Unavailable: `@TrackedWeak` reaches its object's registrar through the enclosing instance, so
@@ -50,16 +56,22 @@ public struct TrackedWeak<Object: AnyObject> {
     set {
       let registrar = owner.trackingRegistrar
       let old = owner[keyPath: storageKeyPath].object
-      guard old !== newValue else { return }
+      // `nil` over an object that went away on its own: the weak reference reads `nil`, but the
+      // readers that saw the object have not heard of it going away.
+      let clearsGoneObject = old == nil && newValue == nil && owner[keyPath: storageKeyPath].holdsObject
+      guard old !== newValue || clearsGoneObject else { return }
       // A reader that starts depending on the property between the announcement and the store
       // hears the write after the fact (see `TrackingRegistrar._readersMayHaveMissed(since:)`).
       let ticket = registrar._writeTicket
       var opened = false
       if registrar.hasObservers {
+        // (No values for a gone object: `nil` and `nil` are no change a set-back could undo.)
         opened = registrar._announceClassFieldWrite(
-          _fieldKey(owner, storageKeyPath), owner: Owner.self, values: { _changeValues(old, newValue) })
+          _fieldKey(owner, storageKeyPath), owner: Owner.self,
+          values: { clearsGoneObject ? nil : _changeValues(old, newValue) })
       }
       owner[keyPath: storageKeyPath].object = newValue
+      owner[keyPath: storageKeyPath].holdsObject = newValue != nil
       if registrar._readersMayHaveMissed(since: ticket) {
         registrar._deliverLate(_fieldKey(owner, storageKeyPath), overwriting: Stamp.none)
       }

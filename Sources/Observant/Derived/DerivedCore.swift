@@ -39,6 +39,9 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   @exclusivity(unchecked) private var cachedWasRecorded = false
   @exclusivity(unchecked) private var previousWasRecorded = false
   @exclusivity(unchecked) private var isDisposed = false
+  /// The handle went away while this thread computed the value (its computation released the last
+  /// reference): disposed once the computation ends, by the thread holding the lock.
+  @exclusivity(unchecked) private var disposesAfterComputing = false
   /// Whether a value can hold observable state (see `_StateHolding`). The cached value is then a
   /// copy whose fields can change in place (`state.child.count += 1`) or by an edited copy
   /// assigned back, which tells the readers of those fields but not this derived value (its
@@ -88,15 +91,14 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   }
 
   func changeDescription(since seen: UInt64) -> RunCause {
-    var cause = RunCause(field: "Derived.\(name)")
-    computeLock.withLock { _ in
+    // The values are copied under the lock and described outside it: a description is user code.
+    let (old, cached) = computeLock.withLock { _ -> (Value?, Value?) in
       let cached = hasCached ? values.pointee : nil
       let previous = hasPrevious ? (values + 1).pointee : nil
-      let old = seen == previousVersion ? previous : (seen == version ? cached : nil)
-      cause = RunCause(
-        field: "Derived.\(name)", oldValue: old.flatMap(Self.printed), newValue: cached.flatMap(Self.printed))
+      return (seen == previousVersion ? previous : (seen == version ? cached : nil), cached)
     }
-    return cause
+    return RunCause(
+      field: "Derived.\(name)", oldValue: old.flatMap(Self.printed), newValue: cached.flatMap(Self.printed))
   }
 
   private static func printed(_ value: Value) -> String? {
@@ -115,14 +117,16 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
       observantFatalError(
         "Observant: the derived value \"\(name)\" reads itself while it computes (a cycle of derived values)")
     }
-    return computeLock.withLock { _ in
+    let (result, disposes) = computeLock.withLock { _ in
       if holdsState || freshness != .clean {
         busyThread.store(thread, ordering: .releasing)
         bringUpToDate()
         busyThread.store(0, ordering: .releasing)
       }
-      return body()
+      return (body(), disposesAfterComputing)
     }
+    if disposes { dispose() }
+    return result
   }
 
   private func bringUpToDate() {
@@ -205,8 +209,15 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   /// Unlinks every input and releases the computation (and what it captured); called once, when
   /// the handle goes away.
   func dispose() {
+    // Released by its own computation on this thread (which holds the lock): disposed when the
+    // computation ends (see `withValueUpToDate`).
+    if busyThread.load(ordering: .acquiring) == UInt(bitPattern: ObjectIdentifier(TransactionContext.current)) {
+      disposesAfterComputing = true
+      return
+    }
     var released: () -> Value = compute
     computeLock.withLock { _ in
+      disposesAfterComputing = false
       isDisposed = true
       (registrar.existingTable as? ComputedObserverTable)?.source = nil
       released = compute

@@ -12,8 +12,9 @@
 /// property (`holder.state.child.count += 1`, a store's `send`), where it runs as soon as that
 /// mutation ends, after the value changed, so that it can read anything without overlapping the
 /// mutation's exclusive access. It runs exactly once, also when several threads write at the same
-/// time or `onChange` itself writes a tracked field. If `apply` reads nothing tracked, nothing is
-/// installed.
+/// time or `onChange` itself writes a tracked field. What `onChange` writes joins the transaction of
+/// the write that called it: reactions run once, after that write stored its value too. If `apply`
+/// reads nothing tracked, nothing is installed.
 ///
 /// An object whose field `apply` read going away (`withTracking { [weak model] in model?.title }`)
 /// is a change too, as with Apple's `withObservationTracking`: `onChange` runs once, on the thread
@@ -131,7 +132,9 @@ public final class TrackingObservation: Sendable {
   public var isActive: Bool { observer.map { !$0.isSpent } ?? false }
 
   /// Stops the observation: `onChange` will not be called, and every observer entry is removed
-  /// (the closure is released). Calling it again, or after the observation fired, does nothing.
+  /// (the closure is released). Calling it again, or after the observation fired, does nothing. A
+  /// write on another thread that fired the observation before `cancel()` (exactly once, as ever)
+  /// may still be running `onChange` when `cancel()` returns: `cancel()` does not wait for it.
   public func cancel() {
     observer?.cancel()
   }

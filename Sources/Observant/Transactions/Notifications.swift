@@ -24,22 +24,22 @@ internal enum Notifications {
   ) -> (seen: UInt64, openedTransaction: Bool) {
     defer { dependencies.recycle() }
     var hasScheduled = false
-    // Set when an observer that only marks (a derived value) was told: it got a transaction of
-    // its own to schedule its readers' checks into, ended by the caller after the store.
+    // Set when a synchronous observer was told now: an observer that only marks (a derived value)
+    // schedules its readers' checks into this transaction, and what a `withTracking` scope's
+    // `onChange` writes (before this write's value is stored) joins it, so that reactions run once,
+    // after both writes. The caller ends it after the store.
     var openedForMarks = false
     dependencies.forEach { dependency in
       guard let observer = dependency.observer else { return }
       if observer.isScheduled {
         hasScheduled = true
-      } else if observer.marksDuringWrites {
+      } else if !observer.marksDuringWrites && InPlaceFrames.isOpen {
+        TransactionContext.current.deferImmediate(dependency, .unknown)
+      } else {
         if !openedForMarks {
           TransactionContext.current.begin()
           openedForMarks = true
         }
-        observer.dependencyChanged(dependency, .unknown)
-      } else if InPlaceFrames.isOpen {
-        TransactionContext.current.deferImmediate(dependency, .unknown)
-      } else {
         observer.dependencyChanged(dependency, .unknown)
       }
     }
