@@ -139,3 +139,37 @@ struct OnChangeWriteTests {
     #expect(shown == ["0,0", "1,7", "2,8"])
   }
 }
+
+private struct DECounter: ObservableState {
+  var registrar = StateRegistrar<Self>()
+  private var _count = StateField(0)
+  var count: Int {
+    get { registrar.read(_count) }
+    set { registrar.write(&_count, newValue) }
+  }
+  init() {}
+}
+
+private final class DECounterHolder: Trackable, @unchecked Sendable {
+  let trackingRegistrar = TrackingRegistrar()
+  @Tracked var counter = DECounter()
+  @Tracked var b = 0
+}
+
+@Suite("A withTracking onChange that writes, fired inside an in-place mutation")
+struct OnChangeWriteInPlaceTests {
+  @Test("it runs when the mutation ends; what it writes joins the transaction: reactions run once")
+  func inPlace() {
+    let holder = DECounterHolder()
+    var shown: [String] = []
+    let reader = Reaction { shown.append("\(holder.counter.count),\(holder.b)") }
+    defer { reader.cancel() }
+    withTracking {
+      _ = holder.counter.count
+    } onChange: {
+      holder.b = 7
+    }
+    holder.counter.count += 1
+    #expect(shown == ["0,0", "1,7"])
+  }
+}
