@@ -18,7 +18,7 @@ import Observant
 /// It reports, one sentence each, naming the field and the fix:
 /// - a getter that records nothing (it returns the storage without `registrar.read`);
 /// - a setter that does not notify (it writes the storage without `registrar.write`);
-/// - a getter, setter or `_modify` wired to another field's storage;
+/// - a getter, setter or `_modify` wired to another field's storage, or also writing it;
 /// - a collection or child-state field without `_modify`, which copies the whole collection or
 ///   child on every in-place change;
 /// - a `_modify` that changes the storage without notifying the field's readers;
@@ -105,6 +105,10 @@ public enum TrackingAudit {
       found.append(
         "\(name): its setter writes \(written[0]), the storage of \(written[0].fieldName); it must write its own: registrar.write(&\(storage), newValue)"
       )
+    } else if written.count > 1, let other = written.first(where: { $0 != storage }) {
+      found.append(
+        "\(name): its setter also writes \(other), the storage of \(other.fieldName); it must write only its own: registrar.write(&\(storage), newValue)"
+      )
     } else if field.holdsSample(state) == false {
       // Its readers were not notified either (they saw the other storage's state, not the state
       // the write replaced); reading its own storage fixes both.
@@ -114,7 +118,7 @@ public enum TrackingAudit {
         )
       } else {
         found.append(
-          "\(name): after writing it, reading it returns another value; its getter must return registrar.read(\(storage))"
+          "\(name): after writing it, reading it returns another value; its getter must return registrar.read(\(storage)) and its setter store the new value as it is: registrar.write(&\(storage), newValue)"
         )
       }
     } else if reader?.isActive == true {
@@ -154,6 +158,10 @@ public enum TrackingAudit {
     if !changed.contains(storage) {
       return
         "\(name): its _modify yields \(changed[0]), the storage of \(changed[0].fieldName); it must yield its own: \(fix)"
+    }
+    if let other = changed.first(where: { $0 != storage }) {
+      return
+        "\(name): its _modify also changes \(other), the storage of \(other.fieldName); it must change only its own: \(fix)"
     }
     if isUnchanged(state) != true, reader.isActive {
       return "\(name): changing it in place does not notify its readers; it must be \(fix)"

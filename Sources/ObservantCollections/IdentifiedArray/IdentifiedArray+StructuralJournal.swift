@@ -49,6 +49,8 @@ extension IdentifiedArray {
   /// The ids removed or replaced since this array (or the array it was copied from) had the
   /// structural version `version`, or `nil` if the record cannot tell: recording was not started
   /// then, the change is older than the record keeps, or `version` belongs to another lineage.
+  /// Asked with the array's current structural version, the answer is always "nothing" (empty
+  /// lists), recording or not: nothing changed since.
   ///
   /// - Complexity: O(*c*) where *c* is the number of recorded changes in the window.
   public func structuralChanges(since version: UInt64) -> StructuralChanges<ID>? {

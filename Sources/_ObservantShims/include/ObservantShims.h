@@ -188,12 +188,18 @@ OBSERVANT_INLINE OBSERVANT_PURE uintptr_t observant_full_barrier_load_word(const
 
 // MARK: Type traits
 
-/// The cache of `_TypeTraits` (Observant's answers to "what kind of value is this type?"): a
-/// direct-mapped table of (type metadata address, flags) pairs, process-wide and lock-free. In C
+/// The cache of `_TypeTraits` (Observant's answers to "what kind of value is this type?"): an
+/// open-addressed table of (type metadata address, flags) pairs, process-wide and lock-free. In C
 /// so that a look-up is a few inline loads (a Swift global would be initialized through
 /// `swift_once` on every access). The flags word repeats the address's low 32 bits, so a reader
 /// that catches two writers racing on one slot notices the mismatch and computes the answer itself.
+///
+/// A type looks in `OBSERVANT_TYPE_TRAITS_WAYS` consecutive slots from its hash. (A direct-mapped
+/// table let two types used by one write evict each other on every call when their addresses
+/// collided, which a change of the binary's layout decided: a row action then recomputed two
+/// types' flags by reflection each time, three times its cost.)
 #define OBSERVANT_TYPE_TRAITS_SLOTS 1024
+#define OBSERVANT_TYPE_TRAITS_WAYS 4
 typedef struct {
   uintptr_t address;
   uint64_t value;
@@ -201,12 +207,12 @@ typedef struct {
 extern observant_type_traits_slot _observant_type_traits[OBSERVANT_TYPE_TRAITS_SLOTS];
 
 static inline size_t observant_type_traits_index(uintptr_t type) {
-  return (size_t)((type >> 3) ^ (type >> 13)) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1);
+  // Multiplicative hashing: the top bits of the product depend on every bit of the address.
+  return (size_t)(((uint64_t)type * 0x9E3779B97F4A7C15ull) >> 54) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1);
 }
 
-/// The flags cached for the type at `type`, or 0 if none are.
-OBSERVANT_INLINE uint32_t observant_type_traits_get(uintptr_t type) {
-  observant_type_traits_slot *slot = &_observant_type_traits[observant_type_traits_index(type)];
+/// The flags in `slot` if it holds `type`'s, or 0.
+static inline uint32_t observant_type_traits_in(observant_type_traits_slot *_Nonnull slot, uintptr_t type) {
   uint64_t value = __atomic_load_n(&slot->value, __ATOMIC_ACQUIRE);
   if (__atomic_load_n(&slot->address, __ATOMIC_ACQUIRE) == type && (uint32_t)(value >> 32) == (uint32_t)type) {
     return (uint32_t)value;
@@ -214,9 +220,32 @@ OBSERVANT_INLINE uint32_t observant_type_traits_get(uintptr_t type) {
   return 0;
 }
 
-/// Caches `flags` (never 0) for the type at `type`, replacing whatever its slot held.
+/// The flags cached for the type at `type`, or 0 if none are.
+OBSERVANT_INLINE uint32_t observant_type_traits_get(uintptr_t type) {
+  size_t index = observant_type_traits_index(type);
+  uint32_t flags = observant_type_traits_in(&_observant_type_traits[index], type);
+  if (flags != 0) return flags;
+  for (size_t way = 1; way < OBSERVANT_TYPE_TRAITS_WAYS; way++) {
+    flags = observant_type_traits_in(&_observant_type_traits[(index + way) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1)], type);
+    if (flags != 0) return flags;
+  }
+  return 0;
+}
+
+/// Caches `flags` (never 0) for the type at `type`: in the first of its slots that is empty or
+/// holds it, or else in one of them chosen by the address (a type evicts the same one each time).
 OBSERVANT_INLINE void observant_type_traits_set(uintptr_t type, uint32_t flags) {
-  observant_type_traits_slot *slot = &_observant_type_traits[observant_type_traits_index(type)];
+  size_t index = observant_type_traits_index(type);
+  size_t chosen = (index + ((type >> 4) & (OBSERVANT_TYPE_TRAITS_WAYS - 1))) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1);
+  for (size_t way = 0; way < OBSERVANT_TYPE_TRAITS_WAYS; way++) {
+    size_t position = (index + way) & (OBSERVANT_TYPE_TRAITS_SLOTS - 1);
+    uintptr_t address = __atomic_load_n(&_observant_type_traits[position].address, __ATOMIC_ACQUIRE);
+    if (address == 0 || address == type) {
+      chosen = position;
+      break;
+    }
+  }
+  observant_type_traits_slot *_Nonnull slot = &_observant_type_traits[chosen];
   __atomic_store_n(&slot->value, (uint64_t)flags | ((uint64_t)(uint32_t)type << 32), __ATOMIC_RELEASE);
   __atomic_store_n(&slot->address, type, __ATOMIC_RELEASE);
 }
