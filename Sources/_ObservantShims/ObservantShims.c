@@ -19,6 +19,7 @@ _Thread_local uint32_t _observant_bridge_suspended OBSERVANT_TLS = 0;
 _Thread_local void *_observant_bridge_thread_recorder OBSERVANT_TLS = NULL;
 int _observant_bridge_on = 0;
 observant_type_traits_slot _observant_type_traits[OBSERVANT_TYPE_TRAITS_SLOTS];
+uintptr_t _observant_inline_kind_types[OBSERVANT_INLINE_KIND_SLOTS];
 uintptr_t _observant_inline_kinds[OBSERVANT_INLINE_KIND_SLOTS];
 
 // MARK: Transaction context

@@ -45,3 +45,28 @@ struct TypeTraitsCacheTests {
     }
   }
 }
+
+@Suite("Inline value kinds cache", .serialized)
+struct InlineKindCacheTests {
+  @Test("types whose addresses hash to one slot each get a kind")
+  func colliding() {
+    var byIndex: [Int: [UInt]] = [:]
+    var address: UInt = 0x7C5C_0000_0000
+    var addresses: [UInt] = []
+    while addresses.isEmpty {
+      address += 8
+      let index = Int(observant_inline_kind_index(address))
+      byIndex[index, default: []].append(address)
+      if byIndex[index]!.count == 2 { addresses = byIndex[index]! }
+    }
+    // Kinds are never dereferenced here: any non-null word stands for one.
+    let kinds: [UnsafeMutableRawPointer] = [.init(bitPattern: 0x1110)!, .init(bitPattern: 0x2220)!]
+    #expect(observant_inline_kind_install(addresses[0], kinds[0]) != 0)
+    #expect(observant_inline_kind_install(addresses[1], kinds[1]) != 0)
+    #expect(observant_inline_kind_get(addresses[0]) == kinds[0])
+    #expect(observant_inline_kind_get(addresses[1]) == kinds[1])
+    // A type's slot is taken once.
+    #expect(observant_inline_kind_install(addresses[0], kinds[1]) == 0)
+    #expect(observant_inline_kind_get(addresses[0]) == kinds[0])
+  }
+}

@@ -180,7 +180,7 @@ internal final class InlineValueKind: @unchecked Sendable {
   }
 
   /// The kind of `Value` (a trivially copyable type of at most 16 bytes), made on first use;
-  /// `nil` when its slot is another type's. Inlinable: a hit is a load and a compare.
+  /// `nil` when its slots are all other types'. Inlinable: a hit is two loads and a compare.
   @inlinable
   static func kind<Value>(of _: Value.Type) -> Unmanaged<InlineValueKind>? {
     let type = UInt(bitPattern: ObjectIdentifier(Value.self))
@@ -195,14 +195,15 @@ internal final class InlineValueKind: @unchecked Sendable {
         box: { ValueBox($0.loadUnaligned(as: Value.self)) }))
   }
 
-  /// Caches `kind` in its type's slot if the slot is free; returns the kind cached for the type,
-  /// or `nil` when the slot is another type's.
+  /// Caches `kind` in a free slot of its type's; returns the kind cached for the type, or `nil`
+  /// when its slots are all other types' (or another thread is still filling the type's).
   @usableFromInline @inline(never)
   static func register(_ kind: InlineValueKind) -> Unmanaged<InlineValueKind>? {
     let retained = Unmanaged.passRetained(kind)
     if observant_inline_kind_install(kind.type, retained.toOpaque()) != 0 { return retained }
     retained.release()
-    // Another thread cached this type's kind first (it is used), or the slot is another type's.
+    // Another thread claimed a slot for this type first (its kind is used, once stored there), or
+    // the type's slots are all other types'.
     guard let word = observant_inline_kind_get(kind.type) else { return nil }
     let cached = Unmanaged<InlineValueKind>.fromOpaque(word)
     return cached._withUnsafeGuaranteedRef { $0.type } == kind.type ? cached : nil

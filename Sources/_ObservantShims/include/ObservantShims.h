@@ -254,25 +254,46 @@ OBSERVANT_INLINE void observant_type_traits_set(uintptr_t type, uint32_t flags) 
 
 /// The kinds of the types whose values write records keep inline (`InlineValueKind`, each +1 for
 /// the process's life), by type metadata address: a slot is taken once, by the first type to ask,
-/// and never changes. In C for the same reason as the type traits.
+/// and never changes. In C for the same reason as the type traits. A type looks in
+/// `OBSERVANT_INLINE_KIND_WAYS` consecutive slots from its hash: the first free one is claimed for
+/// it (its type word first, then its kind), so that types whose addresses collide do not go
+/// without a kind (each such write then made a kind, failed to install it, and boxed its values).
 #define OBSERVANT_INLINE_KIND_SLOTS 256
+#define OBSERVANT_INLINE_KIND_WAYS 4
+extern uintptr_t _observant_inline_kind_types[OBSERVANT_INLINE_KIND_SLOTS];
 extern uintptr_t _observant_inline_kinds[OBSERVANT_INLINE_KIND_SLOTS];
 
 static inline size_t observant_inline_kind_index(uintptr_t type) {
-  return (size_t)((type >> 3) ^ (type >> 11)) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
+  return (size_t)(((uint64_t)type * 0x9E3779B97F4A7C15ull) >> 56) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
 }
 
-/// The kind in the slot of the type at `type` (possibly another type's), or NULL.
+/// The kind of the type at `type`, or NULL (none yet, or its slot is still being filled).
 OBSERVANT_INLINE void *_Nullable observant_inline_kind_get(uintptr_t type) {
-  return (void *)__atomic_load_n(&_observant_inline_kinds[observant_inline_kind_index(type)], __ATOMIC_ACQUIRE);
+  size_t index = observant_inline_kind_index(type);
+  for (size_t way = 0; way < OBSERVANT_INLINE_KIND_WAYS; way++) {
+    size_t position = (index + way) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
+    uintptr_t claimed = __atomic_load_n(&_observant_inline_kind_types[position], __ATOMIC_ACQUIRE);
+    if (claimed == type) return (void *)__atomic_load_n(&_observant_inline_kinds[position], __ATOMIC_ACQUIRE);
+    if (claimed == 0) return NULL;
+  }
+  return NULL;
 }
 
-/// Puts `kind` in the slot of the type at `type` if the slot is free; nonzero if it did.
+/// Claims a free slot for the type at `type` and puts `kind` in it; nonzero if it did (zero if the
+/// type has a slot already, or its slots are all other types').
 OBSERVANT_INLINE int observant_inline_kind_install(uintptr_t type, void *_Nonnull kind) {
-  uintptr_t expected = 0;
-  return __atomic_compare_exchange_n(
-    &_observant_inline_kinds[observant_inline_kind_index(type)], &expected, (uintptr_t)kind, 0, __ATOMIC_ACQ_REL,
-    __ATOMIC_ACQUIRE);
+  size_t index = observant_inline_kind_index(type);
+  for (size_t way = 0; way < OBSERVANT_INLINE_KIND_WAYS; way++) {
+    size_t position = (index + way) & (OBSERVANT_INLINE_KIND_SLOTS - 1);
+    uintptr_t expected = 0;
+    if (__atomic_compare_exchange_n(
+          &_observant_inline_kind_types[position], &expected, type, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      __atomic_store_n(&_observant_inline_kinds[position], (uintptr_t)kind, __ATOMIC_RELEASE);
+      return 1;
+    }
+    if (expected == type) return 0;
+  }
+  return 0;
 }
 
 // MARK: Executors
