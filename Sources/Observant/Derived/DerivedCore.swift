@@ -117,13 +117,15 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
       observantFatalError(
         "Observant: the derived value \"\(name)\" reads itself while it computes (a cycle of derived values)")
     }
-    let (result, disposes) = computeLock.withLock { _ in
+    var disposes = false
+    let result = computeLock.withLock { _ in
       if holdsState || freshness != .clean {
         busyThread.store(thread, ordering: .releasing)
         bringUpToDate()
         busyThread.store(0, ordering: .releasing)
+        disposes = disposesAfterComputing
       }
-      return (body(), disposesAfterComputing)
+      return body()
     }
     if disposes { dispose() }
     return result
