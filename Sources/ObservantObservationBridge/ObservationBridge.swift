@@ -28,8 +28,10 @@ import Observation
 ///   once, and a transaction that sets a field and sets it back reports nothing;
 /// - once per transaction, when it ends, on the writing thread. Apple's `@Observable` reports
 ///   before the value changes (`willSet`); the bridge reports after it changed (Apple's `willSet`
-///   and `didSet` are both called then). SwiftUI only invalidates a view and reads the value
-///   later, so this makes no difference to it.
+///   and `didSet` are both called then). For a write outside a transaction that is inside the
+///   `@Tracked` setter: a property's own `didSet` (and what it writes) runs after the report.
+///   SwiftUI only invalidates a view and reads the value later, so this makes no difference to
+///   it.
 ///
 /// **Cost.** Off (the default), an untracked read of a field pays one extra load, and
 /// nothing else changes. On, a read outside Observant's scopes also looks up the field's watcher
@@ -40,8 +42,9 @@ import Observation
 /// observed path. Reads inside `withoutTracking` are not reported.
 ///
 /// **When objects go away.** When an observed object (or the last copy of an observed value)
-/// goes away, Apple's observers of its fields hear one last change (Apple's own `@Observable` types
-/// tell their observers nothing then), and the bridge's entries for it are released. When it goes away inside a
+/// goes away, Apple's observers of its fields hear one last change (Apple's own `@Observable`
+/// types tell their observers nothing then in Swift 6.3.1 on Linux, though Apple's tests expect a
+/// change), and the bridge's entries for it are released. When it goes away inside a
 /// transaction (a value replaced by a new one in a setter, a dictionary's subscript or a store's
 /// reducer), they hear it when the transaction ends, like any other change: an `onChange` that
 /// reads the state finds the new value.
