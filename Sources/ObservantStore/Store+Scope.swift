@@ -42,7 +42,9 @@ extension Store {
   ///
   /// The caller depends on the slot (inside a tracking scope it re-runs when the child appears,
   /// disappears or is replaced). When the child disappears, the store becomes invalid at that
-  /// commit; a later child gets a new store.
+  /// commit; a later child gets a new store. A child removed and another presented before the
+  /// commit (`state.sheet = nil; state.sheet = Sheet()` in one action) was never absent at a
+  /// commit: the store stays valid and shows the new child, whose readers hear it replaced.
   ///
   /// - Complexity: O(1) once cached.
   @inlinable @inline(__always)
