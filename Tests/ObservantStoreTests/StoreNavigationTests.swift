@@ -149,3 +149,43 @@ struct StoreNavigationTests {
     #expect(seen == [0, 1, 2])
   }
 }
+
+/// Dismisses and presents again a child in one action.
+private enum RepresentAction: Equatable, Sendable {
+  case present(count: Int)
+  case dismissAndPresent(count: Int)
+  case child(CounterFeature.Action)
+}
+
+private func reduceRepresent(_ state: inout RowFeature.State, _ action: RepresentAction) -> Effect<RepresentAction> {
+  switch action {
+  case .present(let count): state.child = CounterFeature.State(count: count)
+  case .dismissAndPresent(let count):
+    state.child = nil
+    state.child = CounterFeature.State(count: count)
+  case .child(let action):
+    guard state.child != nil else { return .none }
+    return CounterFeature.reduce(&state.child!, action).map(RepresentAction.child)
+  }
+  return .none
+}
+
+@MainActor
+@Suite("Store navigation: an optional child dismissed and presented again before a commit")
+struct RepresentedChildTests {
+  @Test("the store stays valid, shows the new child, and its readers hear it replaced")
+  func represented() throws {
+    let store = Store(initialState: RowFeature.State(id: 1), reducer: reduceRepresent)
+    store.send(.present(count: 1))
+    let child = try #require(store.scope(state: \.child, action: RepresentAction.child))
+    var shown: [Int] = []
+    let reader = Reaction { shown.append(child.count) }
+    defer { reader.cancel() }
+    store.send(.dismissAndPresent(count: 5))
+    #expect(child.isValid)
+    #expect(child.count == 5)
+    #expect(shown == [1, 5])
+    child.send(.increment)
+    #expect(shown == [1, 5, 6])
+  }
+}
