@@ -48,8 +48,7 @@ internal final class ChildScope<ParentState, ParentAction, State, Action>: Scope
     self.parentStore = parentStore
     self.key = key
     self.extract = extract
-    self.rootStateAddress =
-      parent.isRoot ? unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self).stateAddress : nil
+    self.rootStateAddress = parent.stateAddressIfRoot
     self.embed = embed
     self.writablePath = writablePath
     self.examinationOrder = parent.tree.makeOrder()

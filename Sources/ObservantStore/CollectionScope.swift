@@ -76,8 +76,7 @@ internal final class CollectionScope<ParentState, ParentAction, ID: Hashable, El
     self.path = path
     self.elementShape = StoreShape(tree: parent.tree, navigator: elementNavigator)
     self.embed = embed
-    self.rootStateAddress =
-      parent.isRoot ? unsafeDowncast(parent, to: RootCore<ParentState, ParentAction>.self).stateAddress : nil
+    self.rootStateAddress = parent.stateAddressIfRoot
     self.examinationOrder = parent.tree.makeOrder()
     let parentLocation = parent.location
     let parentState = parent.presentState

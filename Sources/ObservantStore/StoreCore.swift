@@ -143,6 +143,12 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   @inlinable
   final var rootState: State { unsafeDowncast(self, to: RootCore<State, Action>.self).state }
 
+  /// The address of the root's state, if this is the root (`nil` otherwise): scopes of the root keep
+  /// it, and read from the state in place while they hold the root.
+  final var stateAddressIfRoot: UnsafeMutablePointer<State>? {
+    isRoot ? unsafeDowncast(self, to: RootCore<State, Action>.self).stateAddress : nil
+  }
+
   /// This core as the `ScopedCore` it is when it is not the root's.
   @inlinable
   final var scoped: ScopedCore<State, Action> { unsafeDowncast(self, to: ScopedCore<State, Action>.self) }

@@ -3,8 +3,8 @@
 /// Reads inside a tracking scope record the property; writes notify its observers unless nothing
 /// changed: `ObservableState` (and optionals and collections of it) compare by identity, observable
 /// objects (`Trackable`, optional, in a collection or a dictionary) by `===` even when
-/// `Equatable`, `Equatable` values by `==`, class references (optional or not) by `===`; any other value always
-/// notifies.
+/// `Equatable`, `Equatable` values by `==`, class references (optional or not) by `===`; any other
+/// value always notifies.
 ///
 /// In-place mutation (`profile.tags.append(t)`, `model.state.rows[id: 1]?.count += 1`) mutates the
 /// storage in place, with the checks described on `ObservableState`'s `subscript(tracking:)`.

@@ -213,7 +213,8 @@ internal final class DerivedCore<Value>: DerivedNode, ComputedSource, @unchecked
   func dispose() {
     // Released by its own computation on this thread (which holds the lock): disposed when the
     // computation ends (see `withValueUpToDate`).
-    if busyThread.load(ordering: .acquiring) == UInt(bitPattern: ObjectIdentifier(TransactionContext.current)) {
+    let busy = busyThread.load(ordering: .acquiring)
+    if busy != 0 && busy == UInt(bitPattern: ObjectIdentifier(TransactionContext.current)) {
       disposesAfterComputing = true
       return
     }

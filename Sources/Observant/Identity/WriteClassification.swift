@@ -5,9 +5,8 @@
 /// objects (`Trackable`, optional, in a collection or a dictionary: an equal but different object
 /// would leave the slot's readers depending on the old object's fields), then `==` for `Equatable`
 /// values, then `===` for class references, optional or not; any other value always counts as
-/// changed. Accessors
-/// are generic over the field type and inlinable, so in optimized builds each call site is
-/// specialized to the concrete field type.
+/// changed. Accessors are generic over the field type and inlinable, so in optimized builds each
+/// call site is specialized to the concrete field type.
 @usableFromInline
 internal enum _WriteChange {
   /// Nothing changed: equal, identical, or the same reference.

@@ -28,7 +28,7 @@ internal enum Notifications {
     // schedules its readers' checks into this transaction, and what a `withTracking` scope's
     // `onChange` writes (before this write's value is stored) joins it, so that reactions run once,
     // after both writes. The caller ends it after the store.
-    var openedForMarks = false
+    var openedForSynchronous = false
     dependencies.forEach { dependency in
       guard let observer = dependency.observer else { return }
       if observer.isScheduled {
@@ -36,9 +36,9 @@ internal enum Notifications {
       } else if !observer.marksDuringWrites && InPlaceFrames.isOpen {
         TransactionContext.current.deferImmediate(dependency, .unknown)
       } else {
-        if !openedForMarks {
+        if !openedForSynchronous {
           TransactionContext.current.begin()
-          openedForMarks = true
+          openedForSynchronous = true
         }
         observer.dependencyChanged(dependency, .unknown)
       }
@@ -53,11 +53,11 @@ internal enum Notifications {
           canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values,
           observers: EmptyCollection())
       }
-      if let newSeen = recorded ?? nil { return (newSeen, openedForMarks) }
-      return (proposedSeen, openedForMarks)
+      if let newSeen = recorded ?? nil { return (newSeen, openedForSynchronous) }
+      return (proposedSeen, openedForSynchronous)
     }
     let newSeen = TransactionContext.withCurrent { context in
-      if !openedForMarks { context.begin() }
+      if !openedForSynchronous { context.begin() }
       return context.recordWrite(
         table: table, key: key, name: name(), from: seen, to: proposedSeen, isLive: isLive,
         canRestoreStamp: canRestoreStamp, place: place, isOnlyCopy: isOnlyCopy, values: values,
