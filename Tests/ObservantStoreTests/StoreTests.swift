@@ -1,5 +1,6 @@
 import Observant
 import ObservantStore
+import ObservantTestSupport
 import Synchronization
 import Testing
 
@@ -215,7 +216,7 @@ struct StoreTests {
     let store = Store(initialState: Feature.State(), reducer: Feature.reduce)
     store.send(.start)
     #expect(store.log == ["start", "follow"])
-    for _ in 0..<100 where store.log.count < 3 { await Task.yield() }
+    _ = await waitUntil { store.log.count >= 3 }
     #expect(store.log == ["start", "follow", "fetched 42"])
   }
 
@@ -240,7 +241,7 @@ struct StoreTests {
     }
     let store = Store(initialState: [Int](), reducer: Feature.reduce)
     store.send(.start)
-    for _ in 0..<1000 where store.state.count < 4 { await Task.yield() }
+    _ = await waitUntil { store.state.count >= 4 }
     #expect(store.state.sorted() == [-20, -10, 11, 21])
     #expect(store.state.filter { $0 > 0 } == [11, 21])
   }
@@ -275,25 +276,22 @@ struct StoreTests {
       let store = Store<Feature.State, Feature.Action>(initialState: Feature.State()) { _, _ in
         .run { _ in
           flags.started.store(true, ordering: .relaxed)
+          // Waits without spinning (a task spinning on `Task.yield()` kept one of the pool's two
+          // threads from the other tests and timed out on a loaded machine): cancellation ends
+          // the sleep, and the handler records it.
           await withTaskCancellationHandler {
-            while !Task.isCancelled { await Task.yield() }
+            try? await Task.sleep(for: .seconds(3_600))
           } onCancel: {
             flags.cancelled.store(true, ordering: .relaxed)
           }
         }
       }
       store.send(.start)
-      // Bounded by time, not by a number of yields: under a sanitizer on a loaded machine the
-      // effect's task may need many more turns to start (1,000 yields were not always enough).
-      let started = ContinuousClock.now
-      while !flags.started.load(ordering: .relaxed) && ContinuousClock.now - started < .seconds(60) {
-        await Task.yield()
-      }
+      // Bounded by time (under a sanitizer on a loaded machine the effect's task may take long to
+      // start); `waitUntil` sleeps between looks.
+      _ = await waitUntil { flags.started.load(ordering: .relaxed) }
     }
-    let released = ContinuousClock.now
-    while !flags.cancelled.load(ordering: .relaxed) && ContinuousClock.now - released < .seconds(60) {
-      await Task.yield()
-    }
+    _ = await waitUntil { flags.cancelled.load(ordering: .relaxed) }
     let wasCancelled = flags.cancelled.load(ordering: .relaxed)
     #expect(wasCancelled)
   }

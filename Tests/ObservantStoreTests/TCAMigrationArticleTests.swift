@@ -1,6 +1,7 @@
 import Observant
 import ObservantHarness
 import ObservantStore
+import ObservantTestSupport
 import Testing
 
 // The Observant side of the article "Migrating from TCA's @ObservableState"
@@ -115,7 +116,7 @@ struct TCAMigrationArticle {
   static func loadedStore() async -> Store<Inbox.State, Inbox.Action> {
     let store = Store(initialState: Inbox.State(), reducer: Inbox.reducer(client: client))
     store.send(.refresh)
-    for _ in 0..<1_000 where store.isLoading { await Task.yield() }
+    _ = await waitUntil { !store.isLoading }
     return store
   }
 
@@ -124,7 +125,7 @@ struct TCAMigrationArticle {
     let store = Store(initialState: Inbox.State(), reducer: Inbox.reducer(client: Self.client))
     store.send(.refresh)
     #expect(store.isLoading)
-    for _ in 0..<1_000 where store.isLoading { await Task.yield() }
+    _ = await waitUntil { !store.isLoading }
     #expect(!store.isLoading)
     #expect(store.messages.map(\.subject) == ["Welcome", "Invoice", "Lunch?"])
   }
