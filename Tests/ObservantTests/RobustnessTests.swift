@@ -285,8 +285,10 @@ struct RobustnessTests {
         fired.increment()
       }
       scopes.append((seen, fired))
-      var spins = 0
-      while profile.count == seen && spins < 10_000 { spins += 1 }
+      // Until the writer has written again (bounded by time, not by a number of spins: on a
+      // loaded machine the writer may wait long for a core).
+      let deadline = ContinuousClock.now + .seconds(2)
+      while profile.count == seen && ContinuousClock.now < deadline {}
     }
     done.store(true, ordering: .releasing)
     writer.wait()
