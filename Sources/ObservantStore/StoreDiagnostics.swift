@@ -5,7 +5,7 @@ import Synchronization
 /// `StoreDiagnostics`.
 public struct StoreDiagnostic: Sendable, CustomStringConvertible {
   /// What went wrong, for counting (`StoreDiagnostics.count(of:)`).
-  public enum Kind: Sendable, Equatable {
+  public enum Kind: Sendable, Hashable {
     /// An action was sent to a store whose state is gone (its row was removed, its optional child
     /// dismissed); the action was dropped.
     case actionSentToInvalidStore
@@ -33,28 +33,57 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible {
 /// ...
 /// #expect(diagnostics.count(of: .actionSentToInvalidStore) == 1)
 /// ```
+///
+/// Memory stays bounded however long the tree lives: every diagnostic is counted, but only the
+/// most recent ones are kept (1,000 by default; see `init(printing:keeping:)`). An app whose rows
+/// send an action as they go away (a stale store drops it and reports it) would otherwise keep a
+/// message per dropped action for good.
 public final class StoreDiagnostics: Sendable {
   private struct Storage {
-    var diagnostics: [StoreDiagnostic] = []
+    /// The most recent diagnostics: a ring once it holds `limit` of them, oldest at `start`.
+    var recent: [StoreDiagnostic] = []
+    var start = 0
+    var counts: [StoreDiagnostic.Kind: Int] = [:]
     var storesExaminedInLastCommit = 0
     var commits = 0
     var storesCreated = 0
+
+    mutating func keep(_ diagnostic: StoreDiagnostic, limit: Int) {
+      counts[diagnostic.kind, default: 0] += 1
+      guard limit > 0 else { return }
+      if recent.count < limit {
+        recent.append(diagnostic)
+      } else {
+        recent[start] = diagnostic
+        start = (start + 1) % limit
+      }
+    }
+
+    var inOrder: [StoreDiagnostic] { Array(recent[start...] + recent[..<start]) }
   }
 
   private let storage = Mutex(Storage())
   private let printing: Bool
+  private let limit: Int
 
-  /// - Parameter printing: also print each diagnostic to standard error (the default).
-  public init(printing: Bool = true) {
+  /// - Parameters:
+  ///   - printing: also print each diagnostic to standard error (the default).
+  ///   - limit: how many of the most recent diagnostics `all` keeps (1,000 by default; 0 keeps
+  ///     none). `count(of:)` counts every diagnostic whatever the limit. Must not be negative.
+  public init(printing: Bool = true, keeping limit: Int = 1_000) {
+    precondition(
+      limit >= 0, "StoreDiagnostics(keeping: \(limit)): the number of diagnostics to keep must be 0 or more")
     self.printing = printing
+    self.limit = limit
   }
 
-  /// Every diagnostic so far, oldest first.
-  public var all: [StoreDiagnostic] { storage.withLock { $0.diagnostics } }
+  /// The most recent diagnostics, oldest first: every diagnostic so far, up to the limit given
+  /// to `init(printing:keeping:)` (1,000 by default); past it, the oldest are let go of.
+  public var all: [StoreDiagnostic] { storage.withLock { $0.inOrder } }
 
-  /// How many diagnostics of `kind` were reported.
+  /// How many diagnostics of `kind` were reported, including those `all` no longer keeps.
   public func count(of kind: StoreDiagnostic.Kind) -> Int {
-    storage.withLock { $0.diagnostics.lazy.filter { $0.kind == kind }.count }
+    storage.withLock { $0.counts[kind] ?? 0 }
   }
 
   /// How many stores and collection scopes the last commit examined: only those whose parent slot
@@ -74,7 +103,7 @@ public final class StoreDiagnostics: Sendable {
 
   @usableFromInline
   internal func report(_ diagnostic: StoreDiagnostic) {
-    storage.withLock { $0.diagnostics.append(diagnostic) }
+    storage.withLock { $0.keep(diagnostic, limit: limit) }
     if printing { printToStandardError(diagnostic.message) }
   }
 

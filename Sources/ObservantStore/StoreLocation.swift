@@ -24,12 +24,21 @@ internal final class StoreLocation {
     if let name = Self.names[keyPath] { return StoreLocation(parent: self, component: name) }
     let name = describeComponents(of: keyPath, reading: state())
     // A component reading recorded no name for could get one from another state: not kept.
-    if !name.contains("<computed>") { Self.names[keyPath] = name }
+    if !name.contains("<computed>") {
+      // Bounded: a key path that carries an argument (`\.[tab: id]`) is a new key for every
+      // argument, and an app that scopes ever-new ids would grow the cache for good.
+      if Self.names.count >= Self.nameCacheLimit { Self.names.removeAll() }
+      Self.names[keyPath] = name
+    }
     return StoreLocation(parent: self, component: name)
   }
 
-  /// Component names by key path (a key path per scope declaration in the program).
+  /// Component names by key path (mostly a key path per scope declaration in the program).
   private static var names: [AnyKeyPath: String] = [:]
+  /// How many names `names` keeps before it starts again.
+  static var nameCacheLimit: Int { 256 }
+  /// How many names are cached (for tests).
+  static var cachedNameCount: Int { names.count }
 
   /// The location `component` (printed as is) below this one.
   func appending(component: String) -> StoreLocation {

@@ -118,10 +118,17 @@ internal final class StoreTree {
     return { [weak self] in self?.enqueue(entry) }
   }
 
+  /// Queues `entry` unless it is queued already: a scope's observer fires once per copy of the
+  /// state written (drafts, undo snapshots), and code that works on copies for a long time without
+  /// sending would otherwise grow the queue by one entry per copy until the next commit.
   private nonisolated func enqueue(_ entry: PendingExamination) {
+    guard !entry.queued.set() else { return }
     pending.withLock { $0.append(entry) }
     mayHavePending.store(true, ordering: .releasing)
   }
+
+  /// How many scopes are queued for the next commit (for tests).
+  nonisolated var pendingCount: Int { pending.withLock { $0.count } }
 
   /// Examines every queued scope once, parents first. Returns how many stores were examined.
   @usableFromInline
@@ -137,6 +144,9 @@ internal final class StoreTree {
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
       }
+      // Taken out of the queue, so queued again by their next change: cleared before they are
+      // examined, so a change made meanwhile (on another thread) is queued, not lost.
+      for entry in batch { entry.queued.clear() }
       let targets = batch.compactMap(\.target).filter { seen.insert(ObjectIdentifier($0)).inserted }
       if targets.isEmpty { break }
       for target in targets.sorted(by: { $0.examinationOrder < $1.examinationOrder }) {
@@ -151,8 +161,22 @@ internal final class StoreTree {
 internal struct PendingExamination: @unchecked Sendable {
   // `@unchecked`: only dereferenced on the main actor (in `StoreTree.commit`).
   weak var target: (any Examinable)?
+  /// Whether the entry is in the tree's queue (shared by the copies of the entry).
+  let queued: QueuedFlag
 
-  init(_ target: any Examinable) { self.target = target }
+  init(_ target: any Examinable) {
+    self.target = target
+    queued = QueuedFlag()
+  }
+}
+
+/// Whether a `PendingExamination` is queued.
+internal final class QueuedFlag: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  /// Sets the flag; returns whether it was set already.
+  func set() -> Bool { flag.exchange(true, ordering: .acquiringAndReleasing) }
+  func clear() { flag.store(false, ordering: .releasing) }
 }
 
 /// A weak reference to a store's core, in the tree's list of read states.
