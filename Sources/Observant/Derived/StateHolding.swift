@@ -38,6 +38,10 @@ internal enum _StateHolding {
       func element<Elements: Collection>(_: Elements.Type) -> Any.Type { Elements.Element.self }
       return compute(_openExistential(collection, do: element), &visiting)
     }
+    // Only a struct's or a tuple's fields are listed; reflection must not be asked for the fields
+    // of an existential (the runtime dereferences a value that is not there and the program
+    // crashes), and an enum's payloads or a function's captures are not listed.
+    guard isStructOrTuple(type) else { return true }
     var holds = false
     var fields = 0
     let walkedAll = _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { _, _, fieldType, _ in
@@ -45,9 +49,13 @@ internal enum _StateHolding {
       holds = compute(fieldType, &visiting)
       return !holds
     }
-    // No fields listed for a value that is not trivial: not a struct or a tuple (an enum with a
-    // payload, an existential, a function), whose parts reflection cannot list. It may hold
-    // anything.
+    // No fields listed for a value that is not trivial: it may hold anything.
     return holds || !walkedAll || fields == 0
+  }
+
+  /// Whether `type` is a struct or a tuple.
+  private static func isStructOrTuple(_ type: Any.Type) -> Bool {
+    let kind = _TypeMetadata.kind(of: type)
+    return kind == _TypeMetadata.structKind || kind == _TypeMetadata.tupleKind
   }
 }

@@ -85,7 +85,9 @@ internal enum _TypeTraits {
     } else if let collection = Value.self as? any Collection.Type, _elementsAreStates(collection) {
       flags |= collectionOfStates
     }
-    if Value.self is AnyObject.Type { flags |= reference }
+    // A class, or a class-bound existential (`AnyObject`, `any Delegate` of a protocol
+    // `Delegate: AnyObject`): a reference, compared with `===`.
+    if _isReference(Value.self) { flags |= reference }
     if Value.self is any Trackable.Type {
       flags |= objects
     } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is any Trackable.Type {
@@ -94,7 +96,7 @@ internal enum _TypeTraits {
       flags |= objects | dictionaryOfObjects
     } else if let collection = Value.self as? any Collection.Type, _elementsAreObjects(collection) {
       flags |= objects
-    } else if let optional = Value.self as? any _OptionalObjects.Type, optional._wrappedType is AnyObject.Type {
+    } else if let optional = Value.self as? any _OptionalObjects.Type, _isReference(optional._wrappedType) {
       flags |= optionalReference
     }
     if _isPOD(Value.self) { flags |= trivial }
@@ -103,6 +105,11 @@ internal enum _TypeTraits {
     }
     if flags & observableState != 0, _fieldsMayHoldState(Value.self) { flags |= holdsNestedState }
     return flags
+  }
+
+  /// Whether values of `type` are references: a class, or a class-bound existential.
+  private static func _isReference(_ type: Any.Type) -> Bool {
+    type is AnyObject.Type || _TypeMetadata.isClassBoundExistential(type)
   }
 
   /// Whether a tracked field of the state type `type` holds a value that may hold observable
@@ -151,4 +158,26 @@ private func _elementsAreObjects<Elements: Collection>(_: Elements.Type) -> Bool
 internal func _isArrivalObservable<State: ObservableState>(_ state: State) -> Bool {
   state.registrar.tracking.hasObservers
     || _TypeTraits.flags(of: State.self) & _TypeTraits.holdsNestedState != 0
+}
+
+/// What a type's metadata record says of it, read as Swift's ABI lays it out (the same on every
+/// platform Swift runs on): the first word is the kind; an existential's next 32 bits are its
+/// flags, whose top bit is clear when the existential is class-bound.
+internal enum _TypeMetadata {
+  static let structKind: UInt = 0x200
+  static let tupleKind: UInt = 0x301
+  static let existentialKind: UInt = 0x303
+
+  /// The kind of `type`'s metadata (0 for a Swift class without Objective-C interoperability).
+  static func kind(of type: Any.Type) -> UInt {
+    unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+  }
+
+  /// Whether `type` is an existential whose values are class references: `AnyObject`, or
+  /// `any Delegate` of a protocol `Delegate: AnyObject` (possibly composed with others).
+  static func isClassBoundExistential(_ type: Any.Type) -> Bool {
+    guard kind(of: type) == existentialKind else { return false }
+    let flags = unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UInt32.self)
+    return flags & 0x8000_0000 == 0
+  }
 }
