@@ -89,12 +89,22 @@ internal enum RunCauses {
   static func observerStoppedRecording() { recordingObservers.subtract(1, ordering: .relaxed) }
 }
 
-/// The causes noted for an observer's next run, one per field (merged: the oldest old value, the
-/// latest new value).
+/// The causes noted for an observer's next run, one per change of a field (merged: the oldest old
+/// value, the latest new value).
+///
+/// A cause merges into an earlier one of the same field of the same object (or lineage of values)
+/// when it continues it (its old value is the earlier one's new value: writes made one after the
+/// other, possibly in several transactions), when it repeats it (a copy edited, then assigned
+/// back: the copy's write and the assignment are one change, which reaches the log once by its
+/// field key and once as a change of the state found by comparing contents), or when the values
+/// are not known. Otherwise it is another change of the field: another copy of the value, written
+/// in the same transaction, say. It is listed on its own rather than passed off as the field's new
+/// value.
 internal struct CauseLog {
   private struct Key: Hashable {
     let table: ObjectIdentifier?
-    let key: UInt
+    /// The field's name (`Type.field`): a change found by comparing contents carries no field key.
+    let field: String
   }
 
   private var keys: [Key] = []
@@ -102,11 +112,14 @@ internal struct CauseLog {
 
   var isEmpty: Bool { causes.isEmpty }
 
-  /// Notes a cause about the field `key` of `table` (`nil` for invalidations).
-  mutating func note(_ cause: RunCause, table: ObjectIdentifier?, key: UInt) {
-    let entry = Key(table: table, key: key)
-    if let position = keys.firstIndex(of: entry) {
+  /// Notes a cause about a field of `table` (`nil` for invalidations).
+  mutating func note(_ cause: RunCause, table: ObjectIdentifier?) {
+    let entry = Key(table: table, field: cause.field)
+    for position in keys.indices where keys[position] == entry {
       let earlier = causes[position]
+      let continues = earlier.newValue == nil || cause.oldValue == nil || cause.oldValue == earlier.newValue
+      let repeats = cause.oldValue == earlier.oldValue && cause.newValue == earlier.newValue
+      guard continues || repeats else { continue }
       causes[position] = RunCause(
         kind: cause.kind, field: cause.field, oldValue: earlier.oldValue,
         newValue: cause.newValue ?? earlier.newValue)

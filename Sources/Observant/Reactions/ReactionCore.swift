@@ -107,7 +107,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
 
   func invalidate() {
     guard !isCancelled else { return }
-    if recordsCauses { noteCause(.invalidation, table: nil, key: 0) }
+    if recordsCauses { noteCause(.invalidation, table: nil) }
     let context = TransactionContext.current
     context.begin()
     context.invalidate(self)
@@ -135,8 +135,8 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     }
   }
 
-  override func noteCause(_ cause: RunCause, table: ObjectIdentifier?, key: UInt) {
-    state.withLock { $0.pendingCauses.note(cause, table: table, key: key) }
+  override func noteCause(_ cause: RunCause, table: ObjectIdentifier?) {
+    state.withLock { $0.pendingCauses.note(cause, table: table) }
   }
 
   var lastRunCauses: [RunCause] { state.withLock { $0.lastCauses } }
@@ -326,9 +326,7 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
       let seen = dependency.seen.load(ordering: .relaxed)
       guard source.refreshedVersion() != seen else { continue }
       if RunCauses.isRecording && recordsCauses {
-        noteCause(
-          source.changeDescription(since: seen), table: ObjectIdentifier(dependency.table),
-          key: dependency.key.rawValue)
+        noteCause(source.changeDescription(since: seen), table: ObjectIdentifier(dependency.table))
       }
       return true
     }

@@ -32,7 +32,7 @@ internal class ScheduledObserver: Observer, @unchecked Sendable {
   var recordsCauses: Bool { false }
 
   /// Notes a cause of the next run (called only if `recordsCauses`).
-  func noteCause(_ cause: RunCause, table: ObjectIdentifier?, key: UInt) {}
+  func noteCause(_ cause: RunCause, table: ObjectIdentifier?) {}
 
   /// Whether this observer must not run on the current thread now (it belongs to another
   /// isolation); the flush hands it to `defer(to:)` instead of running it.

@@ -285,7 +285,7 @@ internal struct WriteRecords {
     guard observer.recordsCauses else { return }
     observer.noteCause(
       RunCause(name: record.name, key: record.key, old: record.original?.box, new: record.latest?.box),
-      table: ObjectIdentifier(record.table), key: record.key.rawValue)
+      table: ObjectIdentifier(record.table))
   }
 
   // MARK: Invariants
