@@ -1,21 +1,46 @@
 import Observant
 
-/// The stored properties of a value, as text, to tell which of them an operation changed.
+/// The stored properties of a value, as fingerprints, to tell which of them an operation changed.
 ///
-/// Text is enough here: the audit only writes samples that differ from what the storage held, and
-/// a `StateField` prints its value (child state prints its identity and fields). The registrar is
-/// left out, since every write changes its stamp.
+/// A fingerprint is the value's stored parts, recursively, with an object standing for its
+/// identity: two instances of a class that print alike still differ, and a value whose description
+/// hides its content (`"<redacted>"`) is told by its fields. The registrar is left out, since every
+/// write changes its stamp.
 struct StorageSnapshot {
-  private let storage: [(label: String, text: String)]
+  private let storage: [(label: String, text: String, stamp: UInt64?)]
 
   init(of value: Any) {
-    storage = Self.storedProperties(of: value).map { ($0.label, String(reflecting: $0.value)) }
+    storage = Self.storedProperties(of: value).map {
+      ($0.label, Self.fingerprint(of: $0.value), Self.stamp(of: $0.value))
+    }
   }
 
   /// The labels of the stored properties that differ in `value`, in declaration order.
   func changedLabels(in value: Any) -> [String] {
     let now = StorageSnapshot(of: value).storage
     return zip(storage, now).compactMap { before, after in before.text == after.text ? nil : before.label }
+  }
+
+  /// Whether the `StateField` stored at `label` carries the same stamp in `value`: its value was
+  /// stored without `registrar.write`, which gives a changed field a new stamp.
+  func keptStamp(of label: String, in value: Any) -> Bool {
+    guard let before = storage.first(where: { $0.label == label })?.stamp else { return false }
+    return StorageSnapshot(of: value).storage.first(where: { $0.label == label })?.stamp == before
+  }
+
+  /// `value`'s stored parts as text, an object standing for its identity.
+  static func fingerprint(of value: Any, depth: Int = 0) -> String {
+    if type(of: value) is AnyClass { return "object \(ObjectIdentifier(value as AnyObject))" }
+    let mirror = Mirror(reflecting: value)
+    guard !mirror.children.isEmpty, depth < 16 else { return String(reflecting: value) }
+    let parts = mirror.children.map { "\($0.label ?? "_"): \(fingerprint(of: $0.value, depth: depth + 1))" }
+    return "\(type(of: value))(\(parts.joined(separator: ", ")))"
+  }
+
+  /// The stamp of a `StateField`, found by reflection; `nil` for other values.
+  private static func stamp(of value: Any) -> UInt64? {
+    guard value is any _StateFieldStorage else { return nil }
+    return Mirror(reflecting: value).children.first { $0.label == "stamp" }?.value as? UInt64
   }
 
   /// The stored properties of `value` other than its registrar.

@@ -16,8 +16,11 @@ import Observant
 /// ```
 ///
 /// It reports, one sentence each, naming the field and the fix:
-/// - a getter that records nothing (it returns the storage without `registrar.read`);
-/// - a setter that does not notify (it writes the storage without `registrar.write`);
+/// - a getter that records nothing (it returns the storage without `registrar.read`), or records
+///   the read under another name (a helper function that calls `registrar.read` for it:
+///   `registrar.read` names the field after the accessor that calls it);
+/// - a setter that does not notify (it writes the storage without `registrar.write`), also when
+///   the getter records nothing;
 /// - a getter, setter or `_modify` wired to another field's storage, or also writing it;
 /// - a collection or child-state field without `_modify`, which copies the whole collection or
 ///   child on every in-place change;
@@ -80,11 +83,23 @@ public enum TrackingAudit {
     field.writeSample(&state)
     let written = before.changedLabels(in: state)
 
-    // The getter records the property's name; failing that, the storage the setter wrote tells.
-    let name = recorded?.fieldName ?? (written.count == 1 ? written[0].fieldName : "field #\(position + 1)")
+    // The getter records the property's name; failing that, or when what it records names no
+    // storage (a helper function that calls `registrar.read` records its own name), the storage
+    // the setter wrote tells.
+    let labels = Set(StorageSnapshot.storedProperties(of: state).map(\.label))
+    let recordedName = recorded?.fieldName
+    let recordsAStorage = recordedName.map { labels.contains("_" + $0) } ?? false
+    let name =
+      recordsAStorage
+      ? recordedName! : (written.count == 1 ? written[0].fieldName : recordedName ?? "field #\(position + 1)")
     let storage = "_" + name
     var found: [String] = []
     defer { problems += found }
+    if let recordedName, !recordsAStorage, recordedName != name {
+      found.append(
+        "\(name): its getter records the read as \(recordedName), not \(name) (registrar.read names the field after the accessor that calls it, so a write of \(name) never reaches its readers); call registrar.read(\(storage)) in the getter itself, or pass the name: registrar.read(\(storage), field: \"\(name)\")"
+      )
+    }
 
     if field.inPlace == nil, let advice = inPlaceAdvice(field.kind, name: name) {
       found.append("\(name): \(advice) so that its _modify accessor is checked")
@@ -101,6 +116,11 @@ public enum TrackingAudit {
     }
     if written.isEmpty {
       found.append("\(name): writing it changes nothing; its setter must call registrar.write(&\(storage), newValue)")
+    } else if recorded == nil, written == [storage], before.keptStamp(of: storage, in: state) {
+      // No reader could be installed (the getter records nothing), but registrar.write gives the
+      // field a new stamp: the setter stored the value around it.
+      found.append(
+        "\(name): writing it does not notify its readers; its setter must call registrar.write(&\(storage), newValue)")
     } else if !written.contains(storage) {
       found.append(
         "\(name): its setter writes \(written[0]), the storage of \(written[0].fieldName); it must write its own: registrar.write(&\(storage), newValue)"
@@ -121,7 +141,8 @@ public enum TrackingAudit {
           "\(name): after writing it, reading it returns another value; its getter must return registrar.read(\(storage)) and its setter store the new value as it is: registrar.write(&\(storage), newValue)"
         )
       }
-    } else if reader?.isActive == true {
+    } else if reader?.isActive == true, recordedName == nil || recordsAStorage {
+      // (A reader of a misnamed read is never told; the getter's fix, reported above, is the one.)
       found.append(
         "\(name): writing it does not notify its readers; its setter must call registrar.write(&\(storage), newValue)")
     }

@@ -369,7 +369,9 @@ struct MGHuntTests {
     let controlReport = CycleReport(output: control?.standardOutputContent)
     print("MGREPORT threads \(report?.fields ?? [:]) control \(controlReport?.fields ?? [:])")
     let growth = (report?["growth2"] ?? 0) - (controlReport?["growth2"] ?? 0)
-    #expect(growth < 16 * 2_000 / 8, "threads: \(report?.fields ?? [:]), control: \(controlReport?.fields ?? [:])")
+    // 16 bytes a thread: a context left behind per thread costs hundreds; thread arenas' noise
+    // reached about 3.
+    #expect(growth < 16 * 2_000, "threads: \(report?.fields ?? [:]), control: \(controlReport?.fields ?? [:])")
   }
 
   @Test("TrackedValues iterations started, advanced and abandoned")
