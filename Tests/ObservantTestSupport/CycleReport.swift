@@ -37,6 +37,8 @@ public struct CycleReport: Sendable {
 
 /// Bytes in use on the heap (glibc), or `nil` where the platform cannot tell.
 public func heapBytesInUse() -> Int? {
+  // A sanitizer's allocator answers the C library's statistics with zeros: not a measurement.
+  guard !RandomTestBudget.isSanitized else { return nil }
   let bytes = observant_test_heap_bytes_in_use()
   return bytes < 0 ? nil : bytes
 }
