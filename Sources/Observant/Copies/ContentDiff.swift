@@ -19,6 +19,12 @@ internal struct ContentDiff {
   /// The assignment is to live state (see `WriteRecord.isLive`).
   private let live: Bool
   private var depth = 0
+  /// Comparisons of values nested deeper than `maximumDepth`, left for after the current walk has
+  /// unwound (each starts a walk of its own): the stack stays bounded however deep a recursive
+  /// state (a folder tree) is, and readers of its deepest fields still hear their changes.
+  private var deferred: [(inout ContentDiff) -> Void] = []
+  /// How deep one walk goes before it leaves the rest for later.
+  static var maximumDepth: Int { 64 }
   /// Where the value the next `compare(states:adopting:)` compares will be stored, when known:
   /// the writes found for its fields are recorded as made there (see `WriteRecord.slot`).
   private var pendingPlace: UnsafeRawPointer?
@@ -44,6 +50,7 @@ internal struct ContentDiff {
     defer { TransactionContext.current.end() }
     var diff = ContentDiff(live: live)
     diff.compare(old, new)
+    diff.compareDeferred()
   }
 
   /// Notifies the readers of what differs between `old` and `new`, and gives the fields of `new`
@@ -62,6 +69,20 @@ internal struct ContentDiff {
     diff.pendingPlace = live ? place : nil
     diff.pendingWritePlace = live ? writePlace : 0
     diff.compare(old, adopting: &new)
+    diff.compareDeferred()
+  }
+
+  /// Runs the comparisons left for later, each from the top of the stack, where nothing is known
+  /// of the place of the values compared (their writes are recorded without one).
+  private mutating func compareDeferred() {
+    while let next = deferred.popLast() {
+      pendingPlace = nil
+      pendingWritePlace = 0
+      currentWritePlace = 0
+      currentContainerPlace = 0
+      containerNamesElements = false
+      next(&self)
+    }
   }
 
   /// The place of the field stored `offset` bytes into a value of this layout at `place`.
@@ -75,7 +96,14 @@ internal struct ContentDiff {
   @discardableResult
   mutating func compare<Value>(_ old: Value, adopting new: inout Value) -> Bool {
     let flags = _TypeTraits.flags(of: Value.self)
-    guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return false }
+    guard flags & _TypeTraits.mayHoldState != 0 else { return false }
+    guard depth < Self.maximumDepth else {
+      // Too deep to go on here: compared later without adopting stamps (at worst its readers run
+      // once more than needed; none is left out).
+      let new = new
+      deferred.append { $0.compare(old, new) }
+      return false
+    }
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
       return compareStates(type, old, adopting: &new)
     }
@@ -151,7 +179,11 @@ internal struct ContentDiff {
   /// elements of a collection).
   mutating func compare<Value>(_ old: Value, _ new: Value) {
     let flags = _TypeTraits.flags(of: Value.self)
-    guard flags & _TypeTraits.mayHoldState != 0, depth < 64 else { return }
+    guard flags & _TypeTraits.mayHoldState != 0 else { return }
+    guard depth < Self.maximumDepth else {
+      deferred.append { $0.compare(old, new) }
+      return
+    }
     depth += 1
     defer { depth -= 1 }
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {

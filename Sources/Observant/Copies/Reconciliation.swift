@@ -12,6 +12,10 @@ internal struct Reconciliation {
   /// Per registrar found in the subtree: its table and the field stamps of each place it occurs.
   private var found: [ObjectIdentifier: (table: ObserverTable, occurrences: [Set<UInt64>])] = [:]
   private var depth = 0
+  /// Walks of values nested deeper than `ContentDiff.maximumDepth`, left for after the current
+  /// walk has unwound: the stack stays bounded however deep a recursive state is, and no registrar
+  /// of the subtree is left out.
+  private var deferred: [(inout Reconciliation) -> Void] = []
   /// Only looking for a registrar with observers (see `reconcileArrival`): nothing is collected.
   private var probing = false
   /// While probing: a registrar with observers was found (the walk stops).
@@ -21,7 +25,14 @@ internal struct Reconciliation {
   static func reconcile<Value>(_ value: Value) {
     var reconciliation = Reconciliation()
     reconciliation.collect(value)
+    reconciliation.collectDeferred()
     reconciliation.deliver()
+  }
+
+  /// Runs the walks left for later, each from the top of the stack (while probing, until a
+  /// registrar with observers is found).
+  private mutating func collectDeferred() {
+    while !observed, let next = deferred.popLast() { next(&self) }
   }
 
   /// Reconciles the readers of a value that arrived where another value (or none) was (an element
@@ -47,6 +58,7 @@ internal struct Reconciliation {
     var probe = Reconciliation()
     probe.probing = true
     walk(&probe)
+    probe.collectDeferred()
     return probe.observed
   }
 
@@ -57,6 +69,7 @@ internal struct Reconciliation {
   static func reconcile<Value>(_ value: Value, restoredAt address: UnsafeRawPointer, size: Int) {
     var reconciliation = Reconciliation()
     reconciliation.collect(value)
+    reconciliation.collectDeferred()
     if InPlaceFrames.innermostIsAnchored, let context = TransactionContext.existing {
       let found = reconciliation.found
       context.noteRestored(in: address..<address + size) { table, stamp in
@@ -69,7 +82,11 @@ internal struct Reconciliation {
 
   mutating func collect<Value>(_ value: Value) {
     let flags = _TypeTraits.flags(of: Value.self)
-    guard flags & _TypeTraits.mayHoldState != 0, depth < 64, !observed else { return }
+    guard flags & _TypeTraits.mayHoldState != 0, !observed else { return }
+    guard depth < ContentDiff.maximumDepth else {
+      deferred.append { $0.collect(value) }
+      return
+    }
     depth += 1
     defer { depth -= 1 }
     if flags & _TypeTraits.observableState != 0, let type = Value.self as? any ObservableState.Type {
