@@ -204,9 +204,17 @@ extension Store: CachedScope {
 /// same id.)
 extension Store: Identifiable where State: Identifiable {
   /// The id of the store's state, read without tracking. A row store's id is its row's id, for
-  /// the store's whole life (also once invalid). Read on the main actor, as every store member.
+  /// the store's whole life (also once invalid). Read on the main actor, as every store member:
+  /// the compiler lets code elsewhere read it (`Identifiable` asks for a `nonisolated` id), and
+  /// the program stops there with a message naming the store.
   public nonisolated var id: State.ID {
-    MainActor.assumeIsolated { StateIDOnMainActor(id: withoutTracking { core.lastKnownState.id }) }.id
+    guard _isOnMainActor() else {
+      observantFatalError(
+        "Observant: the id of a Store<\(State.self), \(Action.self)> was read off the main actor. A store is read "
+          + "on the main actor only, its id included: read the id there, and hand the plain id (a "
+          + "value) to other threads.")
+    }
+    return MainActor.assumeIsolated { StateIDOnMainActor(id: withoutTracking { core.lastKnownState.id }) }.id
   }
 }
 

@@ -362,6 +362,28 @@ struct StoreSemanticsTests {
 @MainActor
 @Suite("Store semantics: stops with a message")
 struct StoreStopTests {
+  @Test("a row store's id read off the main actor stops with a message; on the main actor it is the row's id")
+  func idOffTheMainActor() async {
+    let id = await MainActor.run {
+      let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [7])) {
+        ListFeature.reduce(&$0, $1)
+      }
+      return store.scope(state: \.rows, action: ListFeature.Action.row)[0].id
+    }
+    #expect(id == 7)
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let row = await MainActor.run {
+        let store = Store<ListFeature.State, ListFeature.Action>(initialState: ListFeature.State(rows: [7])) {
+          ListFeature.reduce(&$0, $1)
+        }
+        return store.scope(state: \.rows, action: ListFeature.Action.row)[0]
+      }
+      _ = await Task.detached { row.id }.value
+    }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(standardError.contains("was read off the main actor"), "\(standardError)")
+  }
+
   @Test("a reducer that reads its own store stops with a message naming the store and the action")
   func reducerReadsItsStore() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

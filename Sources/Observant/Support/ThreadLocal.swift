@@ -74,3 +74,8 @@ internal enum ThreadLocal {
     return body()
   }
 }
+
+/// Whether the running code executes on the main actor (see `ThreadLocal.isOnMainActor`), for the
+/// modules of the package that check it before `MainActor.assumeIsolated`, which stops the program
+/// without a word on Linux.
+package func _isOnMainActor() -> Bool { ThreadLocal.isOnMainActor }
