@@ -71,8 +71,10 @@ public final class StoreDiagnostics: Sendable {
   ///   - limit: how many of the most recent diagnostics `all` keeps (1,000 by default; 0 keeps
   ///     none). `count(of:)` counts every diagnostic whatever the limit. Must not be negative.
   public init(printing: Bool = true, keeping limit: Int = 1_000) {
-    precondition(
-      limit >= 0, "StoreDiagnostics(keeping: \(limit)): the number of diagnostics to keep must be 0 or more")
+    if limit < 0 {
+      observantFatalError(
+        "Observant: StoreDiagnostics(keeping: \(limit)): the number of diagnostics to keep must be 0 or more")
+    }
     self.printing = printing
     self.limit = limit
   }

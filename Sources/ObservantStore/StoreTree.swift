@@ -118,7 +118,7 @@ internal final class StoreTree {
     return { [weak self] in self?.enqueue(entry) }
   }
 
-  /// Queues `entry` unless it is queued already: a scope's observer fires once per copy of the
+  /// Queues `entry` unless it is queued already: a scope's observer fires for every copy of the
   /// state written (drafts, undo snapshots), and code that works on copies for a long time without
   /// sending would otherwise grow the queue by one entry per copy until the next commit.
   private nonisolated func enqueue(_ entry: PendingExamination) {

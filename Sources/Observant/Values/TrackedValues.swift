@@ -12,7 +12,7 @@ import Synchronization
 /// - **What yields.** A transaction that changes a field the last evaluation read makes the next
 ///   value due, by the rules that re-run a reaction: an equal write, or a field set and set back
 ///   within the transaction, changes nothing; a write to a copy of a value read (a draft, a local
-///   copy) makes a value due at most once per copy (the same value again; see
+///   copy) makes a value due at most once per field of the copy (the same value again; see
 ///   <doc:IdentityRules>). Several writes in one transaction make one value.
 /// - **The latest value, nothing buffered.** The closure runs when the loop asks for the next
 ///   value, so a loop that falls behind gets the latest value once, not every value it missed: a
