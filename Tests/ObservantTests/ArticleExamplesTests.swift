@@ -471,7 +471,7 @@ struct IdentityRulesArticle {
 
     var copy = editor.todos[id: 1]!
     copy.title = "Oat milk"  // a write to a detached copy: "Title" runs once, still shows "Milk"
-    copy.title = "Soy milk"  // not again: once per copy
+    copy.title = "Soy milk"  // not again: once per field of a copy
     editor.todos[id: 1] = copy  // assigned back: "Title" runs and shows "Soy milk"
 
     #expect(shown.values == ["Milk", "Milk", "Soy milk"])
