@@ -1442,7 +1442,7 @@ extension DHHuntRound2Tests {
     }
     h.account.settings.volume = 7
     print("DH didSet causes:", causes)
-    _ = r
+    r.cancel()  // the body captures `r`: cancelling releases the body and ends the cycle
   }
 }
 
