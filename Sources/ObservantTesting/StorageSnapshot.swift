@@ -15,17 +15,22 @@ struct StorageSnapshot {
     }
   }
 
+  /// The labels of the stored properties, in declaration order.
+  var labels: [String] { storage.map(\.label) }
+
   /// The labels of the stored properties that differ in `value`, in declaration order.
-  func changedLabels(in value: Any) -> [String] {
-    let now = StorageSnapshot(of: value).storage
-    return zip(storage, now).compactMap { before, after in before.text == after.text ? nil : before.label }
+  func changedLabels(in value: Any) -> [String] { changedLabels(in: StorageSnapshot(of: value)) }
+
+  /// The labels of the stored properties that differ in `later`, in declaration order.
+  func changedLabels(in later: StorageSnapshot) -> [String] {
+    zip(storage, later.storage).compactMap { before, after in before.text == after.text ? nil : before.label }
   }
 
-  /// Whether the `StateField` stored at `label` carries the same stamp in `value`: its value was
+  /// Whether the `StateField` stored at `label` carries the same stamp in `later`: its value was
   /// stored without `registrar.write`, which gives a changed field a new stamp.
-  func keptStamp(of label: String, in value: Any) -> Bool {
+  func keptStamp(of label: String, in later: StorageSnapshot) -> Bool {
     guard let before = storage.first(where: { $0.label == label })?.stamp else { return false }
-    return StorageSnapshot(of: value).storage.first(where: { $0.label == label })?.stamp == before
+    return later.storage.first(where: { $0.label == label })?.stamp == before
   }
 
   /// `value`'s stored parts as text, an object standing for its identity.

@@ -81,17 +81,22 @@ public enum TrackingAudit {
     let sampleIsInitial = field.holdsSample(state) == true
     let before = StorageSnapshot(of: state)
     field.writeSample(&state)
-    let written = before.changedLabels(in: state)
+    let after = StorageSnapshot(of: state)
+    let written = before.changedLabels(in: after)
 
     // The getter records the property's name; failing that, or when what it records names no
     // storage (a helper function that calls `registrar.read` records its own name), the storage
     // the setter wrote tells.
-    let labels = Set(StorageSnapshot.storedProperties(of: state).map(\.label))
     let recordedName = recorded?.fieldName
-    let recordsAStorage = recordedName.map { labels.contains("_" + $0) } ?? false
-    let name =
-      recordsAStorage
-      ? recordedName! : (written.count == 1 ? written[0].fieldName : recordedName ?? "field #\(position + 1)")
+    let recordsAStorage = recordedName.map { after.labels.contains("_" + $0) } ?? false
+    let name: String
+    if let recordedName, recordsAStorage {
+      name = recordedName
+    } else if written.count == 1 {
+      name = written[0].fieldName
+    } else {
+      name = recordedName ?? "field #\(position + 1)"
+    }
     let storage = "_" + name
     var found: [String] = []
     defer { problems += found }
@@ -116,7 +121,7 @@ public enum TrackingAudit {
     }
     if written.isEmpty {
       found.append("\(name): writing it changes nothing; its setter must call registrar.write(&\(storage), newValue)")
-    } else if recorded == nil, written == [storage], before.keptStamp(of: storage, in: state) {
+    } else if recorded == nil, written == [storage], before.keptStamp(of: storage, in: after) {
       // No reader could be installed (the getter records nothing), but registrar.write gives the
       // field a new stamp: the setter stored the value around it.
       found.append(

@@ -58,11 +58,7 @@ func mgBridgeMeasure(warmup: Int = 1_000, cycles: Int = 20_000, _ cycle: (Int) -
 func mgBridgeCheck(
   _ output: [UInt8]?, expecting expected: [String: Int] = [:], sourceLocation: SourceLocation = #_sourceLocation
 ) {
-  let report = CycleReport(output: output)
-  #expect(report != nil, "no report: \(String(decoding: output ?? [], as: UTF8.self))", sourceLocation: sourceLocation)
-  guard let report else { return }
-  let bound = (report["cycles"] ?? 1) * 4
-  for problem in heapGrowthProblems(report, bound: bound, expecting: expected) {
+  for problem in heapGrowthProblems(output: output, bytesPerCycle: 4, expecting: expected) {
     Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
   }
 }

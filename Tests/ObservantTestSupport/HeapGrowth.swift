@@ -66,3 +66,14 @@ public func heapGrowthProblems(_ report: CycleReport, bound: Int, expecting expe
   }
   return problems
 }
+
+/// `heapGrowthProblems(_:bound:expecting:)` of the report a child process printed (`output`), with
+/// `bytesPerCycle` allowed per cycle; a missing report is a problem too.
+public func heapGrowthProblems(
+  output: [UInt8]?, bytesPerCycle: Int, expecting expected: [String: Int] = [:]
+) -> [String] {
+  guard let report = CycleReport(output: output) else {
+    return ["no report: \(String(decoding: output ?? [], as: UTF8.self))"]
+  }
+  return heapGrowthProblems(report, bound: (report["cycles"] ?? 1) * bytesPerCycle, expecting: expected)
+}
