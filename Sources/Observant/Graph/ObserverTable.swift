@@ -9,124 +9,72 @@ import Synchronization
 /// move every retain and release of the object to a slow path).
 ///
 /// Linking and unlinking a dependency is O(1): no hashing per edge, no allocation (the edge is the
-/// dependency itself). Finding a field's list is a scan of a few slots, or one hash lookup once the
-/// object has many observed fields. Slots are never removed (an object has a bounded number of
-/// fields), so a linked dependency can keep its slot's index.
+/// dependency itself). Finding a field's list is a look at the first slot, then a scan of a few
+/// more, or one hash lookup once the object has many observed fields. The slots after the first
+/// are never removed (an object has a bounded number of fields), so a linked dependency can keep
+/// its slot's index; the first slot is taken by the next new field once its list is empty.
+///
+/// Sized for the common case, an object whose readers read one of its fields (a row's count): the
+/// table is one 64-byte heap block, with the first field's list inline. The lists of further
+/// fields live in a second block (`Overflow`), allocated when a second field is first read.
 internal class ObserverTable: @unchecked Sendable {
+  // Stored properties in this order, no gaps: 54 bytes, a 64-byte heap block (every observed
+  // object has a table).
+
+  /// The owning registrar's address: its identity (for access logs and in-place frames) for the
+  /// table's whole life, and the registrar itself (`owner`) while it is alive.
+  private let ownerAddress: UnsafeMutableRawPointer
+
+  /// Advanced (with a full barrier) every time a reader starts depending on a field's current
+  /// state: a new link, or a kept dependency that now reads a newer state. A writer that compared
+  /// it before announcing its write and finds it moved after storing the value knows a reader may
+  /// have read the old value after the announcement (see `TrackingRegistrar._writeTicket`).
+  /// Wrapping: a writer compares it for equality across one write.
+  let epoch = Atomic<UInt32>(1)
+
+  /// Guards everything below it but `isComputed`.
+  private let lock = Mutex(())
+
+  /// The first slot: the head of its field's list (the field's key is the key of any dependency in
+  /// it), unretained (the observers own their dependencies); `nil` while the slot is free. Kept as
+  /// a raw address, as `Dependency`'s links: see there.
+  @exclusivity(unchecked) private var firstHeadAddress: UnsafeMutableRawPointer?
+  /// The slots after the first, once a second field was read.
+  @exclusivity(unchecked) private var overflow: Overflow?
+  /// Number of linked dependencies.
+  @exclusivity(unchecked) private var linkedCount: UInt32 = 0
+  /// Whether the owning registrar is gone (the table then holds nothing).
+  @exclusivity(unchecked) private var isDeadStorage = false
+
+  /// Whether this is a `ComputedObserverTable` (the table of a derived value). Stored here, where
+  /// the table's other fields leave room, rather than the source itself: most tables belong to
+  /// objects and values.
+  private let isComputed: Bool
+
+  /// One field's list, in `Overflow`.
   private struct Slot {
     let key: FieldKey
-    /// The first dependency of the field's list, unretained (the observers own their
-    /// dependencies). Kept as a raw address: an `unowned(unsafe)` optional stored in a struct did
-    /// not survive copies of the struct with the Swift 6.3 compiler.
-    fileprivate var headAddress: UnsafeMutableRawPointer?
-    /// 32 bits, as `Slots` keeps it for its first slot.
-    var count: Int32 = 0
+    /// The first dependency of the field's list, unretained (see `firstHeadAddress`).
+    var headAddress: UnsafeMutableRawPointer?
 
     init(key: FieldKey) { self.key = key }
-
-    fileprivate init(key: FieldKey, headAddress: UnsafeMutableRawPointer?, count: Int32) {
-      self.key = key
-      self.headAddress = headAddress
-      self.count = count
-    }
-
-    // Without closures (`Optional.map`), as `Dependency`'s links: see there.
-    var head: Dependency? {
-      get { headReference?.takeUnretainedValue() }
-      set { headAddress = Dependency.address(of: newValue) }
-    }
-
-    /// The first dependency, unretained.
-    var headReference: Unmanaged<Dependency>? {
-      get {
-        guard let headAddress else { return nil }
-        return Unmanaged<Dependency>.fromOpaque(headAddress)
-      }
-      set { headAddress = newValue?.toOpaque() }
-    }
   }
 
-  /// The slots, in the order their fields were first read: the first kept inline, the others in an
-  /// array. An object whose readers read one of its fields (a row's count, say) then allocates no
-  /// array: its table is one heap block. Stored field by field, not as a `Slot` and a flag, so
-  /// that the table's other state fills the gaps (the table fits a 112-byte block).
-  private struct Slots: RandomAccessCollection {
-    private var firstKey = FieldKey(rawValue: 0)
-    private var firstHead: UnsafeMutableRawPointer?
-    private var rest: ContiguousArray<Slot> = []
-    private var firstCount: Int32 = 0
-    private var hasFirst = false
-
-    var startIndex: Int { 0 }
-    var endIndex: Int { hasFirst ? 1 + rest.count : 0 }
-
-    subscript(position: Int) -> Slot {
-      get {
-        guard position != 0 else {
-          if !hasFirst { _invariantViolated("the observer table's slot 0 does not exist") }
-          return Slot(key: firstKey, headAddress: firstHead, count: firstCount)
-        }
-        return rest[position - 1]
-      }
-    }
-
-    /// Calls `body` on the slot at `position`, in place (one uniqueness check of the array).
-    @inline(__always)
-    mutating func update(_ position: Int, _ body: (inout Slot) -> Void) {
-      guard position != 0 else {
-        var slot = self[0]
-        body(&slot)
-        if slot.key != firstKey { _invariantViolated("the observer table's slot 0 replaced") }
-        firstHead = slot.headAddress
-        firstCount = slot.count
-        return
-      }
-      rest.withUnsafeMutableBufferPointer { body(&$0[position - 1]) }
-    }
-
-    /// The key of the slot at `position`, without building the slot.
-    @inline(__always)
-    func key(at position: Int) -> FieldKey { position == 0 ? firstKey : rest[position - 1].key }
-
-    /// The position of the slot of `key`, by a scan.
-    @inline(__always)
-    func scan(for key: FieldKey) -> Int32? {
-      guard hasFirst else { return nil }
-      if firstKey == key { return 0 }
-      return rest.withUnsafeBufferPointer { rest in
-        for index in rest.indices where rest[index].key == key { return Int32(index + 1) }
-        return nil
-      }
-    }
-
-    mutating func append(_ slot: Slot) {
-      guard hasFirst else {
-        firstKey = slot.key
-        firstHead = slot.headAddress
-        firstCount = slot.count
-        hasFirst = true
-        return
-      }
-      rest.append(slot)
-    }
-  }
-
-  private struct State {
-    var slots = Slots()
-    var isDead = false
-    var count = 0
+  /// The slots after the first (slot `n` is `slots[n - 1]`), in the order their fields were first
+  /// read, and their index once there are more than a scan should cover. Allocated once, the
+  /// first time a second field of the object is read while the first slot is taken.
+  private final class Overflow {
+    var slots: ContiguousArray<Slot> = []
     var slotIndex = SlotIndex()
   }
 
-  /// Slot positions by field key, once an object has more observed fields than a scan should
-  /// cover: open addressing with linear probing over a power-of-two array, hashed by a
+  /// Overflow slot positions by field key, once an object has more observed fields than a scan
+  /// should cover: open addressing with linear probing over a power-of-two array, hashed by a
   /// multiply-shift of the key (cheaper than `Dictionary`'s SipHash, which dominated scopes that
   /// read many fields of one object). Slots are never removed, so neither are entries.
   private struct SlotIndex {
-    /// Slot position + 1 per bucket; 0 is an empty bucket.
+    /// Position in `Overflow.slots` + 1 per bucket; 0 is an empty bucket.
     private var buckets: ContiguousArray<Int32> = []
-    // 32-bit counters: the table is allocated per observed object, and these keep it in a
-    // smaller heap block.
     private var shift: UInt32 = 64
     private var used: UInt32 = 0
 
@@ -136,60 +84,46 @@ internal class ObserverTable: @unchecked Sendable {
       Int(truncatingIfNeeded: (key.rawValue &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
-    func find(_ key: FieldKey, in slots: Slots) -> Int32? {
+    func find(_ key: FieldKey, in slots: ContiguousArray<Slot>) -> Int? {
       let mask = buckets.count - 1
       var position = bucket(key)
       while true {
         let entry = buckets[position]
         if entry == 0 { return nil }
-        if slots.key(at: Int(entry - 1)) == key { return entry - 1 }
+        if slots[Int(entry - 1)].key == key { return Int(entry - 1) }
         position = (position + 1) & mask
       }
     }
 
     /// Indexes every slot (the first time, or when the buckets fill up).
-    mutating func rebuild(_ slots: Slots) {
+    mutating func rebuild(_ slots: ContiguousArray<Slot>) {
       var capacity = 32
       while capacity < slots.count * 2 { capacity *= 2 }
       buckets = ContiguousArray(repeating: 0, count: capacity)
       shift = UInt32(64 - capacity.trailingZeroBitCount)
       used = 0
-      for position in slots.indices { place(slots.key(at: position), Int32(position)) }
+      for position in slots.indices { place(slots[position].key, position) }
     }
 
     /// Indexes the slot just appended at `position`.
-    mutating func insert(_ slots: Slots, at position: Int32) {
+    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int) {
       if Int(used + 1) * 2 > buckets.count {
         rebuild(slots)
       } else {
-        place(slots.key(at: Int(position)), position)
+        place(slots[position].key, position)
       }
     }
 
-    private mutating func place(_ key: FieldKey, _ position: Int32) {
+    private mutating func place(_ key: FieldKey, _ position: Int) {
       let mask = buckets.count - 1
       var index = bucket(key)
       while buckets[index] != 0 { index = (index + 1) & mask }
-      buckets[index] = position + 1
+      buckets[index] = Int32(position + 1)
       used += 1
     }
   }
 
-  /// The owning registrar's address: its identity (for access logs and in-place frames) for the
-  /// table's whole life, and the registrar itself (`owner`) while it is alive.
-  private let ownerAddress: UnsafeMutableRawPointer
-  private let state = Mutex(State())
-  /// Whether this is a `ComputedObserverTable` (the table of a derived value). Stored here, where
-  /// the lock's state leaves a gap, rather than the source itself: most tables belong to objects
-  /// and values.
-  private let isComputed: Bool
-
-  /// Advanced (with a full barrier) every time a reader starts depending on a field's current
-  /// state: a new link, or a kept dependency that now reads a newer state. A writer that compared
-  /// it before announcing its write and finds it moved after storing the value knows a reader may
-  /// have read the old value after the announcement (see `TrackingRegistrar._writeTicket`).
-  let epoch = Atomic<UInt64>(1)
-
+  /// Overflow slots scanned before an index is built.
   private static var scanLimit: Int { 8 }
 
   /// - Parameter isComputed: `true` only for a `ComputedObserverTable`.
@@ -214,10 +148,67 @@ internal class ObserverTable: @unchecked Sendable {
   }
 
   /// Number of linked dependencies.
-  var count: Int { state.withLock { $0.count } }
+  var count: Int { lock.withLock { _ in Int(linkedCount) } }
 
   /// Whether the owning registrar is gone.
-  var isDead: Bool { state.withLock { $0.isDead } }
+  var isDead: Bool { lock.withLock { _ in isDeadStorage } }
+
+  // MARK: Slots (under the lock)
+
+  /// The head of slot `slot`'s list, unretained.
+  @inline(__always)
+  private func headReference(ofSlot slot: Int) -> Unmanaged<Dependency>? {
+    let address = slot == 0 ? firstHeadAddress : overflow.unsafelyUnwrapped.slots[slot - 1].headAddress
+    guard let address else { return nil }
+    return Unmanaged<Dependency>.fromOpaque(address)
+  }
+
+  @inline(__always)
+  private func setHead(ofSlot slot: Int, to head: Unmanaged<Dependency>?) {
+    if slot == 0 {
+      firstHeadAddress = head?.toOpaque()
+    } else {
+      overflow.unsafelyUnwrapped.slots.withUnsafeMutableBufferPointer { $0[slot - 1].headAddress = head?.toOpaque() }
+    }
+  }
+
+  /// Number of slots (the first counts, free or not).
+  private var slotCount: Int { 1 + (overflow?.slots.count ?? 0) }
+
+  /// The slot of `key`, if one was made.
+  @inline(__always)
+  private func existingSlot(for key: FieldKey) -> Int? {
+    if let firstHeadAddress,
+      Unmanaged<Dependency>.fromOpaque(firstHeadAddress)._withUnsafeGuaranteedRef({ $0.key == key })
+    {
+      return 0
+    }
+    guard let overflow else { return nil }
+    if !overflow.slotIndex.isEmpty { return overflow.slotIndex.find(key, in: overflow.slots).map { $0 + 1 } }
+    return overflow.slots.withUnsafeBufferPointer { slots in
+      for index in slots.indices where slots[index].key == key { return index + 1 }
+      return nil
+    }
+  }
+
+  /// The slot of `key`, made if there is none: the first slot if it is free, else a new one at
+  /// the end.
+  private func slot(for key: FieldKey) -> Int {
+    if let existing = existingSlot(for: key) { return existing }
+    if firstHeadAddress == nil { return 0 }
+    let overflow = self.overflow ?? Overflow()
+    if self.overflow == nil { self.overflow = overflow }
+    overflow.slots.append(Slot(key: key))
+    let position = overflow.slots.count - 1
+    if overflow.slots.count > Self.scanLimit {
+      if overflow.slotIndex.isEmpty {
+        overflow.slotIndex.rebuild(overflow.slots)
+      } else {
+        overflow.slotIndex.insert(overflow.slots, at: position)
+      }
+    }
+    return position + 1
+  }
 
   // MARK: Linking
 
@@ -225,9 +216,9 @@ internal class ObserverTable: @unchecked Sendable {
   /// gone.
   @discardableResult
   func link(_ dependency: Dependency) -> Bool {
-    state.withLock { state in
-      guard !state.isDead else { return false }
-      linkLive(dependency, in: &state)
+    lock.withLock { _ in
+      guard !isDeadStorage else { return false }
+      linkLive(dependency)
       return true
     }
   }
@@ -238,28 +229,37 @@ internal class ObserverTable: @unchecked Sendable {
   /// linking, `.ownerGone` if the owner is gone. `isEquivalent` runs under the table's lock: it
   /// may take locks that are never held while this table's lock is taken.
   func link(_ dependency: Dependency, unlessLinked isEquivalent: (Dependency) -> Bool) -> LinkResult {
-    state.withLock { state in
-      guard !state.isDead else { return .ownerGone }
-      if let slot = Self.existingSlot(for: dependency.key, in: state) {
-        var current = state.slots[Int(slot)].head
+    lock.withLock { _ in
+      guard !isDeadStorage else { return .ownerGone }
+      if let slot = existingSlot(for: dependency.key) {
+        var current = headReference(ofSlot: slot)?.takeUnretainedValue()
         while let candidate = current {
           if isEquivalent(candidate) { return .found }
           current = candidate.next
         }
       }
-      linkLive(dependency, in: &state)
+      linkLive(dependency)
       return .linked
     }
   }
 
   /// Links `dependency` under the lock, the owner being alive: publishes "has observers" for the
   /// first link and advances the epoch.
-  private func linkLive(_ dependency: Dependency, in state: inout State) {
-    Self.link(dependency, in: &state)
-    if state.count == 1 { owner.publishHasObservers(true, table: self) }
+  private func linkLive(_ dependency: Dependency) {
+    let slot = slot(for: dependency.key)
+    dependency.slot = Int32(slot)
+    dependency.previousReference = nil
+    // The old head is touched through its address: no retain and release around the update.
+    let reference = Unmanaged.passUnretained(dependency)
+    let head = headReference(ofSlot: slot)
+    dependency.nextReference = head
+    head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
+    setHead(ofSlot: slot, to: reference)
+    linkedCount += 1
+    if linkedCount == 1 { owner.publishHasObservers(true, table: self) }
     // After the publication: the reader's load of the value cannot move before this barrier.
     epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
-    if _internalChecksEnabled { checkAfterMutation(state, touched: dependency) }
+    if _internalChecksEnabled { checkAfterMutation(touched: dependency) }
   }
 
   /// What `link(_:unlessLinked:)` did.
@@ -271,32 +271,28 @@ internal class ObserverTable: @unchecked Sendable {
 
   /// Unlinks each of `dependencies` that is linked (others are ignored).
   func unlink<Dependencies: Sequence<Dependency>>(_ dependencies: Dependencies) {
-    state.withLock { state in
-      let before = state.count
-      for dependency in dependencies where dependency.isLinked {
-        Self.unlink(dependency, in: &state)
-      }
-      if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
+    lock.withLock { _ in
+      let before = linkedCount
+      for dependency in dependencies where dependency.isLinked { unlinkLocked(dependency) }
+      afterUnlinking(countBefore: before)
     }
   }
 
   /// Unlinks `dependency` if it is linked: `unlink(_:andFollowingOf:)` for one dependency, without
   /// an iterator.
   func unlink(_ dependency: Dependency) {
-    state.withLock { state in
+    lock.withLock { _ in
       guard dependency.isLinked else { return }
-      Self.unlink(dependency, in: &state)
-      if state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
+      unlinkLocked(dependency)
+      afterUnlinking(countBefore: linkedCount + 1)
     }
   }
 
   /// Unlinks `first` and the dependencies `rest` yields after it while they belong to this table,
   /// under one lock; returns the first dependency of another table (not unlinked), if any.
   func unlink<Rest: IteratorProtocol<Dependency>>(_ first: Dependency, andFollowingOf rest: inout Rest) -> Dependency? {
-    state.withLock { state in
-      let before = state.count
+    lock.withLock { _ in
+      let before = linkedCount
       var current: Dependency? = first
       var other: Dependency?
       while let dependency = current {
@@ -304,81 +300,63 @@ internal class ObserverTable: @unchecked Sendable {
           other = dependency
           break
         }
-        if dependency.isLinked { Self.unlink(dependency, in: &state) }
+        if dependency.isLinked { unlinkLocked(dependency) }
         current = rest.next()
       }
-      if before > 0 && state.count == 0 && !state.isDead { owner.publishHasObservers(false, table: self) }
-      if _internalChecksEnabled { checkAfterMutation(state, touched: nil) }
+      afterUnlinking(countBefore: before)
       return other
     }
   }
 
-  private static func link(_ dependency: Dependency, in state: inout State) {
-    let slot = slotIndex(for: dependency.key, in: &state)
-    dependency.slot = slot
-    dependency.previous = nil
-    // The old head is touched through its address: no retain and release around the update.
-    let reference = Unmanaged.passUnretained(dependency)
-    state.slots.update(Int(slot)) { slot in
-      let head = slot.headReference
-      dependency.nextReference = head
-      head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
-      slot.headReference = reference
-      slot.count += 1
-    }
-    state.count += 1
+  /// Under the lock, after unlinking: publishes "no observers" if the last one went.
+  @inline(__always)
+  private func afterUnlinking(countBefore before: UInt32) {
+    if before > 0 && linkedCount == 0 && !isDeadStorage { owner.publishHasObservers(false, table: self) }
+    if _internalChecksEnabled { checkAfterMutation(touched: nil) }
   }
 
-  private static func unlink(_ dependency: Dependency, in state: inout State) {
-    let slot = Int(dependency.slot)
+  private func unlinkLocked(_ dependency: Dependency) {
     // Through the neighbours' addresses: no retain and release of either.
     let previous = dependency.previousReference
     let next = dependency.nextReference
     if let previous {
       previous._withUnsafeGuaranteedRef { $0.nextReference = next }
     } else {
-      state.slots.update(slot) { $0.headReference = next }
+      setHead(ofSlot: Int(dependency.slot), to: next)
     }
     next?._withUnsafeGuaranteedRef { $0.previousReference = previous }
     dependency.previousReference = nil
     dependency.nextReference = nil
     dependency.slot = -1
-    state.slots.update(slot) { $0.count -= 1 }
-    state.count -= 1
-  }
-
-  private static func slotIndex(for key: FieldKey, in state: inout State) -> Int32 {
-    if let existing = existingSlot(for: key, in: state) { return existing }
-    state.slots.append(Slot(key: key))
-    let index = Int32(state.slots.count - 1)
-    if state.slots.count > scanLimit {
-      if state.slotIndex.isEmpty {
-        state.slotIndex.rebuild(state.slots)
-      } else {
-        state.slotIndex.insert(state.slots, at: index)
-      }
-    }
-    return index
-  }
-
-  @inline(__always)
-  private static func existingSlot(for key: FieldKey, in state: State) -> Int32? {
-    if !state.slotIndex.isEmpty { return state.slotIndex.find(key, in: state.slots) }
-    return state.slots.scan(for: key)
+    linkedCount -= 1
   }
 
   // MARK: Notifying
+
+  /// Calls `body` with the head of every slot's list, unretained (under the lock).
+  @inline(__always)
+  private func forEachList(_ body: (Unmanaged<Dependency>?) -> Void) {
+    body(headReference(ofSlot: 0))
+    guard let overflow else { return }
+    for slot in overflow.slots {
+      body(slot.headAddress.map { Unmanaged<Dependency>.fromOpaque($0) })
+    }
+  }
 
   /// The dependencies a write of `key` concerns: those that read the state the write overwrites
   /// (`seen`), and every one that read a class field (`Stamp.none`). Strong references, taken under
   /// the lock, so that observers can be called after it is released.
   func dependencies(of key: FieldKey, overwriting seen: UInt64) -> DependencySnapshot {
-    state.withLock { state in
-      guard !state.isDead, let slot = Self.existingSlot(for: key, in: state) else { return .none }
+    lock.withLock { _ in
+      guard !isDeadStorage, let slot = existingSlot(for: key) else { return .none }
       var snapshot = DependencySnapshot.none
-      snapshot.expect(Int(state.slots[Int(slot)].count))
       // Walked by address: only the dependencies taken are retained (by the snapshot).
-      var dependency = state.slots[Int(slot)].headReference
+      var dependency = headReference(ofSlot: slot)
+      // The table's count is a bound on the list's length: room for a borrowed buffer, asked for
+      // only when the list has a second dependency.
+      if dependency?._withUnsafeGuaranteedRef({ $0.nextAddress != nil }) == true {
+        snapshot.expect(Int(linkedCount))
+      }
       while let current = dependency {
         dependency = current._withUnsafeGuaranteedRef { current in
           if seen == Stamp.none || current.hasRead(seen) { snapshot.append(current) }
@@ -393,12 +371,12 @@ internal class ObserverTable: @unchecked Sendable {
   /// stamp no other field shares): for changes found after the fact, whose field is known only by
   /// its storage.
   func dependencies(overwritingAnyField seen: UInt64) -> DependencySnapshot {
-    state.withLock { state in
-      guard !state.isDead else { return .none }
+    lock.withLock { _ in
+      guard !isDeadStorage else { return .none }
       var snapshot = DependencySnapshot.none
-      snapshot.expect(state.count)
-      for slot in state.slots {
-        var dependency = slot.head
+      snapshot.expect(Int(linkedCount))
+      forEachList { head in
+        var dependency = head?.takeUnretainedValue()
         while let current = dependency {
           if current.seen.load(ordering: .relaxed) == seen || current.alias.load(ordering: .relaxed) == seen {
             snapshot.append(current)
@@ -415,11 +393,11 @@ internal class ObserverTable: @unchecked Sendable {
   /// and need not run. Returns those that read `old` and already follow another state by an alias
   /// (they must be notified instead: one alias is all a dependency keeps).
   func alias(_ old: UInt64, as new: UInt64) -> [Dependency] {
-    state.withLock { state in
+    lock.withLock { _ in
       var overflow: [Dependency] = []
-      guard !state.isDead else { return overflow }
-      for slot in state.slots {
-        var dependency = slot.head
+      guard !isDeadStorage else { return overflow }
+      forEachList { head in
+        var dependency = head?.takeUnretainedValue()
         while let current = dependency {
           if current.seen.load(ordering: .relaxed) == old {
             let existing = current.alias.load(ordering: .relaxed)
@@ -436,18 +414,18 @@ internal class ObserverTable: @unchecked Sendable {
           dependency = current.next
         }
       }
-      if _internalChecksEnabled { checkInvariants(state) }
+      if _internalChecksEnabled { checkInvariants() }
       return overflow
     }
   }
 
   /// Every linked dependency (for wholesale notifications and reconciliation).
   func allDependencies() -> [Dependency] {
-    state.withLock { state in
+    lock.withLock { _ in
       var all: [Dependency] = []
-      all.reserveCapacity(state.count)
-      for slot in state.slots {
-        var dependency = slot.head
+      all.reserveCapacity(Int(linkedCount))
+      forEachList { head in
+        var dependency = head?.takeUnretainedValue()
         while let current = dependency {
           all.append(current)
           dependency = current.next
@@ -459,25 +437,22 @@ internal class ObserverTable: @unchecked Sendable {
 
   /// The owner is being deallocated: unlink every dependency and tell the observers.
   func ownerDidDeinit() {
-    let observers: [Observer] = state.withLock { state in
+    let observers: [Observer] = lock.withLock { _ in
       var observers: [Observer] = []
-      for index in state.slots.indices {
-        var dependency = state.slots[index].head
+      forEachList { head in
+        var dependency = head?.takeUnretainedValue()
         while let current = dependency {
           dependency = current.next
           if let observer = current.observer { observers.append(observer) }
-          current.previous = nil
-          current.next = nil
+          current.previousReference = nil
+          current.nextReference = nil
           current.slot = -1
         }
-        state.slots.update(index) { slot in
-          slot.head = nil
-          slot.count = 0
-        }
       }
-      state.count = 0
-      state.isDead = true
-      if _internalChecksEnabled { checkInvariants(state) }
+      for slot in 0..<slotCount { setHead(ofSlot: slot, to: nil) }
+      linkedCount = 0
+      isDeadStorage = true
+      if _internalChecksEnabled { checkInvariants() }
       return observers
     }
     for observer in observers { observer.registrarDidDeinit() }
@@ -486,90 +461,112 @@ internal class ObserverTable: @unchecked Sendable {
   // MARK: Invariants
 
   /// Checks the table in full: each field's list against its slot (links both ways, the slot
-  /// and the key each dependency knows, the count), the total, the slot index, and the owner's
-  /// published "has observers" bit; a dead table holds nothing. With internal checks on, after
-  /// every mutation (under the lock) while the table is small (see `checkAfterMutation`); tests
-  /// call it directly.
+  /// and the key each dependency knows), one slot per key, the count, the slot index, and the
+  /// owner's published "has observers" bit; a dead table holds nothing. With internal checks on,
+  /// after every mutation (under the lock) while the table is small (see `checkAfterMutation`);
+  /// tests call it directly.
   ///
-  /// - Complexity: O(*n*) in the linked dependencies and the slots.
-  func _checkInvariants() { state.withLock { checkInvariants($0) } }
+  /// - Complexity: O(*n*) in the linked dependencies, O(*m*²) in the slots while they are few
+  ///   enough to be scanned.
+  func _checkInvariants() { lock.withLock { _ in checkInvariants() } }
 
   /// The checks after a mutation that linked `dependency` (or unlinked some, `nil`): in full while
   /// the table holds at most `_fullCheckLimit` dependencies; beyond, the links of the dependency
   /// linked and what the owner publishes, so that a field read by tens of thousands of observers
   /// stays linear with internal checks on (a full check per link made it quadratic).
-  private func checkAfterMutation(_ state: State, touched dependency: Dependency?) {
-    if state.count <= _fullCheckLimit { return checkInvariants(state) }
+  private func checkAfterMutation(touched dependency: Dependency?) {
+    if Int(linkedCount) <= _fullCheckLimit { return checkInvariants() }
     if let dependency {
-      guard dependency.isLinked, Int(dependency.slot) < state.slots.count else {
+      guard dependency.isLinked, Int(dependency.slot) < slotCount else {
         _invariantViolated("a dependency just linked has no slot")
       }
-      let slot = state.slots[Int(dependency.slot)]
-      if slot.key != dependency.key { _invariantViolated("a dependency is in the list of another field") }
+      if existingSlot(for: dependency.key) != Int(dependency.slot) {
+        _invariantViolated("a dependency is in the list of another field")
+      }
       if let previous = dependency.previous {
         if previous.next !== dependency { _invariantViolated("a dependency's previous link is wrong") }
-      } else if slot.head !== dependency {
+      } else if headReference(ofSlot: Int(dependency.slot))?.toOpaque() != Dependency.address(of: dependency) {
         _invariantViolated("a dependency without a previous link is not its list's head")
       }
       if let next = dependency.next, next.previous !== dependency {
         _invariantViolated("a dependency's next link is wrong")
       }
     }
-    checkPublished(state)
+    checkPublished()
   }
 
-  private func checkInvariants(_ state: State) {
+  private func checkInvariants() {
     // Walked by address, with an index loop: a check runs on every mutation of a table of up to
     // `_fullCheckLimit` dependencies, in debug builds, where each retain, closure and generic
     // iterator step is a call (the sanitizer runs spent most of their time here).
     var total = 0
     let selfAddress = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-    for index in 0..<state.slots.endIndex {
-      let slot = state.slots[index]
-      var count = 0
+    let slots = slotCount
+    var firstKey: FieldKey?
+    for index in 0..<slots {
+      let slotKey: FieldKey? = index == 0 ? nil : overflow.unsafelyUnwrapped.slots[index - 1].key
       var previous: UnsafeMutableRawPointer?
-      var address = slot.headAddress
+      var address = headReference(ofSlot: index)?.toOpaque()
       while let currentAddress = address {
         let next = Unmanaged<Dependency>.fromOpaque(currentAddress)._withUnsafeGuaranteedRef { current in
           if current.previousAddress != previous { _invariantViolated("a dependency's previous link is wrong") }
           if current.slot != Int32(index) { _invariantViolated("a dependency is in the list of another slot") }
-          if current.key != slot.key { _invariantViolated("a dependency is in the list of another field") }
+          if index == 0 {
+            if firstKey == nil { firstKey = current.key }
+            if current.key != firstKey { _invariantViolated("the first slot's list holds two fields") }
+          } else if current.key != slotKey {
+            _invariantViolated("a dependency is in the list of another field")
+          }
           if UnsafeRawPointer(Unmanaged.passUnretained(current.table).toOpaque()) != selfAddress {
             _invariantViolated("a dependency of another table is linked here")
           }
           return current.nextAddress
         }
-        count += 1
+        total += 1
         previous = currentAddress
         address = next
       }
-      if count != slot.count { _invariantViolated("slot count \(slot.count), list length \(count)") }
-      total += count
-      if !state.slotIndex.isEmpty && state.slotIndex.find(slot.key, in: state.slots) != Int32(index) {
-        _invariantViolated("slot index out of date")
+    }
+    if total != Int(linkedCount) { _invariantViolated("table count \(linkedCount), lists hold \(total)") }
+    if let overflow {
+      if overflow.slotIndex.isEmpty != (overflow.slots.count <= Self.scanLimit) {
+        _invariantViolated(
+          "\(overflow.slots.count) overflow slots, slot index \(overflow.slotIndex.isEmpty ? "empty" : "built")")
+      }
+      // One slot per field: a field's key is in no other slot (small tables only: quadratic).
+      if overflow.slots.count <= Self.scanLimit * 4 {
+        for index in overflow.slots.indices {
+          let key = overflow.slots[index].key
+          if key == firstKey { _invariantViolated("a field has two slots") }
+          for other in overflow.slots.indices where other > index && overflow.slots[other].key == key {
+            _invariantViolated("a field has two slots")
+          }
+        }
+      }
+      if !overflow.slotIndex.isEmpty {
+        for index in overflow.slots.indices
+        where overflow.slotIndex.find(overflow.slots[index].key, in: overflow.slots) != index {
+          _invariantViolated("slot index out of date")
+        }
       }
     }
-    if total != state.count { _invariantViolated("table count \(state.count), lists hold \(total)") }
-    if state.slotIndex.isEmpty != (state.slots.count <= Self.scanLimit) {
-      _invariantViolated("\(state.slots.count) slots, slot index \(state.slotIndex.isEmpty ? "empty" : "built")")
-    }
-    checkPublished(state)
+    checkPublished()
   }
 
   /// A dead table holds nothing; a live one is the table its owner publishes, with the "has
   /// observers" bit set exactly when it holds a dependency.
-  private func checkPublished(_ state: State) {
-    if state.isDead {
-      if state.count != 0 { _invariantViolated("a dead table holds \(state.count) dependencies") }
+  private func checkPublished() {
+    if isDeadStorage {
+      if linkedCount != 0 { _invariantViolated("a dead table holds \(linkedCount) dependencies") }
     } else {
       // The owner is alive while the table is not dead (its deinit marks it dead under this lock).
       let published = owner.state.load(ordering: .relaxed)
       if published & ~1 != UInt(bitPattern: ObjectIdentifier(self)) {
         _invariantViolated("the owner publishes another table")
       }
-      if (published & 1 != 0) != (state.count > 0) {
+      if (published & 1 != 0) != (linkedCount > 0) {
         let publishes = published & 1 != 0 ? "observers" : "none"
-        _invariantViolated("the owner publishes \(publishes), the table holds \(state.count)")
+        _invariantViolated("the owner publishes \(publishes), the table holds \(linkedCount)")
       }
     }
   }

@@ -221,7 +221,7 @@ internal final class Recorder {
     // field again between another thread's announcement of a write and its store reads the old
     // value with the stamp it read before, so the sign cannot depend on the stamp changing (it did
     // once, and such a reader missed the write: a stale screen).
-    dependency.table.epoch.add(1, ordering: .sequentiallyConsistent)
+    dependency.table.epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     if dependency.alias.load(ordering: .relaxed) != 0 { dependency.alias.store(0, ordering: .relaxed) }
   }
 

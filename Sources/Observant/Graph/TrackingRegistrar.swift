@@ -110,7 +110,7 @@ public final class TrackingRegistrar: Sendable {
   // fired ignores it).
 
   /// A ticket for `_readersMayHaveMissed(since:)`: 0 when nobody observes the registrar, otherwise
-  /// the table's epoch.
+  /// the table's epoch (with bit 32 set, so that no epoch is 0).
   @inlinable
   internal var _writeTicket: UInt64 {
     let word = observant_load_word_relaxed(_stateAddress)
@@ -118,10 +118,12 @@ public final class TrackingRegistrar: Sendable {
     return _epoch(ofTableAt: word)
   }
 
+  /// The epoch of the table at `word` as a ticket: never 0.
   @usableFromInline
   internal func _epoch(ofTableAt word: UInt) -> UInt64 {
-    Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!).takeUnretainedValue()
+    let epoch = Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!).takeUnretainedValue()
       .epoch.load(ordering: .relaxed)
+    return UInt64(epoch) | 1 << 32
   }
 
   /// Called after the value is stored: whether a reader may have started depending on a field of
