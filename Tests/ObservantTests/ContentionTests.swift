@@ -147,6 +147,38 @@ struct ContentionTests {
     #expect(objects.map(\.trackingRegistrar.observerEntryCount) == [0, 0])
   }
 
+  @Test(
+    "objects going away on one thread while another writes a field the same scopes read: every scope fires exactly once, and nothing stays installed"
+  )
+  func objectsGoneWhileWriting() {
+    let kept = Profile()
+    let scopes = 2_000
+    let fired = (0..<scopes).map { _ in Counter() }
+    final class Transients: @unchecked Sendable { var objects: [Profile] = [] }
+    let transients = Transients()
+    transients.objects = (0..<scopes).map { _ in Profile() }
+    for index in 0..<scopes {
+      // Two objects per scope (its dependencies are held as an array), or one (held alone).
+      withTracking {
+        _ = transients.objects[index].count
+        if index % 2 == 0 { _ = kept.count }
+      } onChange: {
+        fired[index].increment()
+      }
+    }
+    #expect(kept.trackingRegistrar.observerEntryCount == scopes / 2)
+    DispatchQueue.concurrentPerform(iterations: 2) { role in
+      if role == 0 {
+        // Each release is a change for the scopes that read the object.
+        while !transients.objects.isEmpty { transients.objects.removeLast() }
+      } else {
+        for value in 1...200 { kept.count = value }
+      }
+    }
+    #expect(fired.allSatisfy { $0.value == 1 })
+    #expect(kept.trackingRegistrar.observerEntryCount == 0)
+  }
+
   @Test("several threads reading the same fields inside tracking scopes at once (reads need no lock)")
   func concurrentTrackedReads() {
     // Under the thread sanitizer this reproduces a known issue: every read of a @Tracked property

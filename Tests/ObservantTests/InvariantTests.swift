@@ -125,6 +125,43 @@ struct InvariantTests {
     observations.removeAll()
   }
 
+  @Test(
+    "an object's first observed field, once nobody observes it, leaves its place to the next new field: every field's observers hear its writes and no other's"
+  )
+  func firstSlotTakenByANewField() throws {
+    let profile = Profile()
+    final class Fired: @unchecked Sendable { var names: [String] = [] }
+    let fired = Fired()
+    func observe(_ name: String, _ read: @escaping () -> Void) -> TrackingObservation {
+      withCancellableTracking {
+        read()
+      } onChange: {
+        fired.names.append(name)
+      }.observation
+    }
+    let countA = observe("count A") { _ = profile.count }  // the table's first slot
+    let other = observe("other") { _ = profile.other }  // a second slot
+    let table = try #require(profile.trackingRegistrar.existingTable)
+    table._checkInvariants()
+    countA.cancel()  // the first slot's list is empty now
+    table._checkInvariants()
+    let first = observe("first") { _ = profile.first }  // takes the first slot
+    table._checkInvariants()
+    let countB = observe("count B") { _ = profile.count }  // count again: a slot after the others
+    table._checkInvariants()
+    #expect(table.count == 3)
+
+    profile.count = 1
+    #expect(fired.names == ["count B"])
+    profile.other = 1
+    #expect(fired.names == ["count B", "other"])
+    profile.first = "Grace"
+    #expect(fired.names == ["count B", "other", "first"])
+    #expect([countB, other, first].allSatisfy { !$0.isActive })
+    #expect(table.count == 0)
+    table._checkInvariants()
+  }
+
   @Test("the recorder and its index hold their invariants through reads, re-runs, a reset and a removal")
   func recorder() {
     let registrar = TrackingRegistrar()

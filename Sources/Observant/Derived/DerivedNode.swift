@@ -44,8 +44,10 @@ internal class DerivedNode: Observer, @unchecked Sendable {
   init(name: String) {
     self.name = name
     self.fieldName = .custom(name, owner: "Derived")
-    super.init(marksDuringWrites: true)
+    super.init()
   }
+
+  override final var marksDuringWrites: Bool { true }
 
   var freshness: Freshness { marks.withLock { $0.freshness } }
 

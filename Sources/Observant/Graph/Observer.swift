@@ -6,19 +6,21 @@
 /// transaction) is the subclass's business, decided in the layers above.
 @usableFromInline
 internal class Observer: @unchecked Sendable {
+  // No stored properties: a subclass's own state starts right after the object header (a one-shot
+  // observer fits a 48-byte block that way). What the graph asks of every observer is answered
+  // by the class.
+
+  init() {}
+
   /// Scheduled observers run when the writing thread's transaction ends; the others are called
   /// back during the write.
-  final let isScheduled: Bool
+  var isScheduled: Bool { false }
+
   /// A synchronous observer that only marks state when told of a change (a derived value marking
   /// itself out of date): it reads nothing and runs no user code, so it is told at once even
   /// while an in-place mutation is open, and inside a transaction the write opens for it (so that
   /// what it schedules runs after the value is stored).
-  final let marksDuringWrites: Bool
-
-  init(isScheduled: Bool = false, marksDuringWrites: Bool = false) {
-    self.isScheduled = isScheduled
-    self.marksDuringWrites = marksDuringWrites
-  }
+  var marksDuringWrites: Bool { false }
 
   /// A field behind `dependency` is being written (or, for a wholesale replacement detected
   /// afterwards, was written). Called on the writing thread, outside every lock of the runtime.

@@ -39,8 +39,9 @@ internal class ObserverTable: @unchecked Sendable {
   /// it), unretained (the observers own their dependencies); `nil` while the slot is free. Kept as
   /// a raw address, as `Dependency`'s links: see there.
   @exclusivity(unchecked) private var firstHeadAddress: UnsafeMutableRawPointer?
-  /// The slots after the first, once a second field was read.
-  @exclusivity(unchecked) private var overflow: Overflow?
+  /// The slots after the first, once a second field was read; retained while stored (released by
+  /// `deinit`). Held as an `Unmanaged` so that using it touches no reference count.
+  @exclusivity(unchecked) private var overflowReference: Unmanaged<Overflow>?
   /// Number of linked dependencies.
   @exclusivity(unchecked) private var linkedCount: UInt32 = 0
   /// Whether the owning registrar is gone (the table then holds nothing).
@@ -64,8 +65,9 @@ internal class ObserverTable: @unchecked Sendable {
   /// read, and their index once there are more than a scan should cover. Allocated once, the
   /// first time a second field of the object is read while the first slot is taken.
   private final class Overflow {
-    var slots: ContiguousArray<Slot> = []
-    var slotIndex = SlotIndex()
+    // Used only under the table's lock.
+    @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
+    @exclusivity(unchecked) var slotIndex = SlotIndex()
   }
 
   /// Overflow slot positions by field key, once an object has more observed fields than a scan
@@ -132,6 +134,10 @@ internal class ObserverTable: @unchecked Sendable {
     self.isComputed = isComputed
   }
 
+  deinit {
+    overflowReference?.release()
+  }
+
   /// The owning registrar's identity, for access logs: valid after the registrar went away (it
   /// is never turned back into a reference).
   var ownerIdentity: ObjectIdentifier { unsafeBitCast(ownerAddress, to: ObjectIdentifier.self) }
@@ -158,7 +164,12 @@ internal class ObserverTable: @unchecked Sendable {
   /// The head of slot `slot`'s list, unretained.
   @inline(__always)
   private func headReference(ofSlot slot: Int) -> Unmanaged<Dependency>? {
-    let address = slot == 0 ? firstHeadAddress : overflow.unsafelyUnwrapped.slots[slot - 1].headAddress
+    let address =
+      slot == 0
+      ? firstHeadAddress
+      : overflowReference.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+        $0.slots.withUnsafeBufferPointer { $0[slot - 1].headAddress }
+      }
     guard let address else { return nil }
     return Unmanaged<Dependency>.fromOpaque(address)
   }
@@ -168,12 +179,20 @@ internal class ObserverTable: @unchecked Sendable {
     if slot == 0 {
       firstHeadAddress = head?.toOpaque()
     } else {
-      overflow.unsafelyUnwrapped.slots.withUnsafeMutableBufferPointer { $0[slot - 1].headAddress = head?.toOpaque() }
+      overflowReference.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+        $0.slots.withUnsafeMutableBufferPointer { $0[slot - 1].headAddress = head?.toOpaque() }
+      }
     }
   }
 
+  /// The overflow slots, if any (under the lock; a copy of the array, for the walks that are not
+  /// on a hot path).
+  private var overflowSlots: ContiguousArray<Slot> {
+    overflowReference?._withUnsafeGuaranteedRef { $0.slots } ?? []
+  }
+
   /// Number of slots (the first counts, free or not).
-  private var slotCount: Int { 1 + (overflow?.slots.count ?? 0) }
+  private var slotCount: Int { 1 + (overflowReference?._withUnsafeGuaranteedRef { $0.slots.count } ?? 0) }
 
   /// The slot of `key`, if one was made.
   @inline(__always)
@@ -183,11 +202,13 @@ internal class ObserverTable: @unchecked Sendable {
     {
       return 0
     }
-    guard let overflow else { return nil }
-    if !overflow.slotIndex.isEmpty { return overflow.slotIndex.find(key, in: overflow.slots).map { $0 + 1 } }
-    return overflow.slots.withUnsafeBufferPointer { slots in
-      for index in slots.indices where slots[index].key == key { return index + 1 }
-      return nil
+    guard let overflowReference else { return nil }
+    return overflowReference._withUnsafeGuaranteedRef { overflow in
+      if !overflow.slotIndex.isEmpty { return overflow.slotIndex.find(key, in: overflow.slots).map { $0 + 1 } }
+      return overflow.slots.withUnsafeBufferPointer { slots in
+        for index in slots.indices where slots[index].key == key { return index + 1 }
+        return nil
+      }
     }
   }
 
@@ -196,18 +217,19 @@ internal class ObserverTable: @unchecked Sendable {
   private func slot(for key: FieldKey) -> Int {
     if let existing = existingSlot(for: key) { return existing }
     if firstHeadAddress == nil { return 0 }
-    let overflow = self.overflow ?? Overflow()
-    if self.overflow == nil { self.overflow = overflow }
-    overflow.slots.append(Slot(key: key))
-    let position = overflow.slots.count - 1
-    if overflow.slots.count > Self.scanLimit {
-      if overflow.slotIndex.isEmpty {
-        overflow.slotIndex.rebuild(overflow.slots)
-      } else {
-        overflow.slotIndex.insert(overflow.slots, at: position)
+    if overflowReference == nil { overflowReference = Unmanaged.passRetained(Overflow()) }
+    return overflowReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { overflow in
+      overflow.slots.append(Slot(key: key))
+      let position = overflow.slots.count - 1
+      if overflow.slots.count > Self.scanLimit {
+        if overflow.slotIndex.isEmpty {
+          overflow.slotIndex.rebuild(overflow.slots)
+        } else {
+          overflow.slotIndex.insert(overflow.slots, at: position)
+        }
       }
+      return position + 1
     }
-    return position + 1
   }
 
   // MARK: Linking
@@ -337,8 +359,7 @@ internal class ObserverTable: @unchecked Sendable {
   @inline(__always)
   private func forEachList(_ body: (Unmanaged<Dependency>?) -> Void) {
     body(headReference(ofSlot: 0))
-    guard let overflow else { return }
-    for slot in overflow.slots {
+    for slot in overflowSlots {
       body(slot.headAddress.map { Unmanaged<Dependency>.fromOpaque($0) })
     }
   }
@@ -503,8 +524,9 @@ internal class ObserverTable: @unchecked Sendable {
     let selfAddress = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
     let slots = slotCount
     var firstKey: FieldKey?
+    let overflowSlots = self.overflowSlots
     for index in 0..<slots {
-      let slotKey: FieldKey? = index == 0 ? nil : overflow.unsafelyUnwrapped.slots[index - 1].key
+      let slotKey: FieldKey? = index == 0 ? nil : overflowSlots[index - 1].key
       var previous: UnsafeMutableRawPointer?
       var address = headReference(ofSlot: index)?.toOpaque()
       while let currentAddress = address {
@@ -528,7 +550,7 @@ internal class ObserverTable: @unchecked Sendable {
       }
     }
     if total != Int(linkedCount) { _invariantViolated("table count \(linkedCount), lists hold \(total)") }
-    if let overflow {
+    if let overflow = overflowReference?.takeUnretainedValue() {
       if overflow.slotIndex.isEmpty != (overflow.slots.count <= Self.scanLimit) {
         _invariantViolated(
           "\(overflow.slots.count) overflow slots, slot index \(overflow.slotIndex.isEmpty ? "empty" : "built")")

@@ -70,6 +70,9 @@ internal final class Recorder {
     self.readForwarding = forwarding
   }
 
+  /// The first dependency, unretained (the recorder keeps it); there must be one.
+  var firstDependency: Unmanaged<Dependency> { unretainedDependency(at: 0) }
+
   /// The dependencies of the current (or last) run, in the order of first read.
   var currentDependencies: ArraySlice<Dependency> { dependencies[..<cursor] }
 

@@ -112,7 +112,7 @@ private func _track<Result>(
     observer.adopt(dependencies)
     return (value, observer, dependencies)
   }
-  observer.adopt(recorder.takeDependencies())
+  observer.adoptDependencies(of: recorder)
   return (value, observer, OneShotDependencies(first: nil, rest: []))
 }
 

@@ -10,10 +10,12 @@ internal class ScheduledObserver: Observer, @unchecked Sendable {
   var diagnosticName: String { "Reaction" }
   private let runStamp = Atomic<UInt64>(0)
 
-  init() {
+  override init() {
     sequence = RunOrder.nextSequence()
-    super.init(isScheduled: true)
+    super.init()
   }
+
+  override final var isScheduled: Bool { true }
 
   /// The order stamp taken when the latest run started (see `RunOrder`).
   var lastRunStamp: UInt64 { runStamp.load(ordering: .relaxed) }
