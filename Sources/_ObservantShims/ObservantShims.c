@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#include <sched.h>
 #include <stddef.h>
 
 _Thread_local void *_observant_current_recorder OBSERVANT_TLS = NULL;
@@ -188,3 +189,5 @@ const int observant_tsan_enabled = 0;
 void observant_tsan_ignore_begin(void) {}
 void observant_tsan_ignore_end(void) {}
 #endif
+
+void observant_yield(void) { sched_yield(); }

@@ -1,4 +1,5 @@
 import Synchronization
+import _ObservantShims
 
 /// The observer behind `withTracking`: linked to each field the scope reads as it reads it, it
 /// fires once, on the first change, then unlinks itself everywhere.
@@ -130,9 +131,11 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
   /// word holds is not released under the reader.
   private func adoptedDependencies() -> OneShotDependencies? {
     var current = state.load(ordering: .acquiring)
+    var spins = 0
     while true {
       guard Self.phase(of: current) == .adopted else { return nil }
       if current & Self.readerBit != 0 {
+        Self.waitForReader(&spins)
         current = state.load(ordering: .acquiring)
         continue
       }
@@ -147,11 +150,20 @@ internal final class OneShotObserver: Observer, @unchecked Sendable {
     return dependencies
   }
 
+  /// Waits a moment for a reader to clear the reader bit: spins at first (it holds the bit for
+  /// the time of a retain), then yields the processor, in case the reader's thread was preempted.
+  private static func waitForReader(_ spins: inout Int) {
+    spins += 1
+    if spins > 64 { observant_yield() }
+  }
+
   /// Fires (or cancels) the observer, once: one compare-and-exchange decides the only spender.
   private func spend(callingOnChange: Bool) {
     var current = state.load(ordering: .acquiring)
+    var spins = 0
     while Self.phase(of: current) != .spent {
       if current & Self.readerBit != 0 {
+        Self.waitForReader(&spins)
         current = state.load(ordering: .acquiring)
         continue
       }

@@ -307,6 +307,10 @@ int observant_is_current_executor(void *_Nullable identity, uintptr_t implementa
 /// Nonzero on the process's main thread.
 int observant_is_main_thread(void);
 
+/// Gives up the processor (`sched_yield`): for a thread that has waited a while for another to
+/// finish a few instructions (a preempted thread then gets to run).
+void observant_yield(void);
+
 // MARK: Sanitizers
 
 /// Nonzero when this library was compiled with ThreadSanitizer (`swift build --sanitize=thread`).
