@@ -47,6 +47,12 @@ struct Hunt5CrossStoreRandomTests {
         "\(holder.root.child.count)/\(holder.root.child.leaf.value)"
       }
       h.probe("H.sibling", show: { "\(holder.root.sibling.count)" }) { "\(holder.root.sibling.count)" }
+      h.probe("H.mode", show: { holder.root.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-" }) {
+        holder.root.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
+      }
+      h.probe("H.optional", show: { holder.root.optional.map { "\($0.id):\($0.count)" } ?? "-" }) {
+        holder.root.optional.map { "\($0.id):\($0.count)" } ?? "-"
+      }
       screenH = h
     }
 
@@ -67,6 +73,19 @@ struct Hunt5CrossStoreRandomTests {
       }
       let sibling = store.scope(state: \.sibling, action: H5Action.sibling)
       s.probe("\(name).sibling", show: { "\(sibling.count)" }) { "\(store.state.sibling.count)" }
+      s.probe("\(name).mode", show: { store.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-" }) {
+        store.state.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
+      }
+      s.probe("\(name).editorStore", show: {
+        store.scope(state: \.mode?.editing, action: H5Action.editing).map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
+      }) {
+        store.state.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
+      }
+      s.probe("\(name).optional", show: {
+        store.scope(state: \.optional, action: H5Action.optional).map { "\($0.id):\($0.count)" } ?? "-"
+      }) {
+        store.state.optional.map { "\($0.id):\($0.count)" } ?? "-"
+      }
       return s
     }
 
@@ -101,18 +120,18 @@ struct Hunt5CrossStoreRandomTests {
 
   @Test("random moves of rows, children and whole states between two stores and a holder: no stale reader")
   func randomMoves() {
-    for seed in 0..<UInt64(RandomTestBudget.scaled(64)) {
+    for seed in 0..<UInt64(RandomTestBudget.scaled(300)) {
       var rng = SplitMix64(state: seed &* 0x9E37_79B9 &+ 5)
       let w = World()
       w.bindCells(w.a, "A")
       w.bindCells(w.b, "B")
       var log: [String] = []
-      for stepIndex in 0..<40 {
+      for stepIndex in 0..<60 {
         let from = Place.allCases[Int(rng.next() % 3)]
         let to = Place.allCases[Int(rng.next() % 3)]
         let id = Int(rng.next() % 4) + 1
         let v = Int(rng.next() % 100)
-        let op = Int(rng.next() % 14)
+        let op = Int(rng.next() % 22)
         var text = ""
         let step = {
           switch op {
@@ -181,6 +200,54 @@ struct Hunt5CrossStoreRandomTests {
               let c = s.child
               s.child = s.sibling
               s.sibling = c
+            }
+          case 14:
+            text = "\(to).mode = .editing(rows[\(id)])"
+            w.edit(to) { s in s.mode = s.rows[id: id].map(H5Mode.editing) }
+          case 15:
+            text = "\(to): edit the draft (count = \(v), title = d\(v))"
+            w.edit(to) { s in
+              guard case .editing(var draft) = s.mode else { return }
+              draft.count = v
+              draft.title = "d\(v)"
+              s.mode = .editing(draft)
+            }
+          case 16:
+            text = "\(to): save the draft"
+            w.edit(to) { s in
+              guard case .editing(let draft) = s.mode else { return }
+              if s.rows[id: draft.id] != nil { s.rows[id: draft.id] = draft }
+              s.mode = nil
+            }
+          case 17:
+            text = "\(to): let saved = state; rows[\(id)].count += 1; child.count += 1; state = saved (one transaction)"
+            w.edit(to) { s in
+              let saved = s
+              s.rows[id: id]?.count += 1
+              s.child.count += 1
+              s = saved
+            }
+          case 18:
+            text = "transaction { \(from).rows[\(id)].count = \(v); \(to).rows[\(id)] = that row }"
+            transaction {
+              w.edit(from) { $0.rows[id: id]?.count = v }
+              if let row = w.read(from).rows[id: id] {
+                w.edit(to) { s in if s.rows[id: id] != nil { s.rows[id: id] = row } }
+              }
+            }
+          case 19:
+            text = "\(to): restore an older snapshot's row \(id) only"
+            guard let snap = w.saved.first, let row = snap.rows[id: id] else { return }
+            w.edit(to) { s in if s.rows[id: id] != nil { s.rows[id: id] = row } else { s.rows.append(row) } }
+          case 20:
+            text = "\(to).rows.move first to last"
+            w.edit(to) { s in if s.rows.count > 1 { s.rows.move(fromOffsets: [0], toOffset: s.rows.count) } }
+          case 21:
+            text = "\(to).optional = \(from).rows[\(id)]; then optional.count += 1"
+            let row = w.read(from).rows[id: id]
+            w.edit(to) { s in
+              s.optional = row
+              s.optional?.count += 1
             }
           default:
             text = "rebind cells"
