@@ -73,4 +73,3 @@ enum H5BAction {
     return .none
   }
 }
-

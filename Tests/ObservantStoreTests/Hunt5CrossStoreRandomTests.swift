@@ -76,14 +76,21 @@ struct Hunt5CrossStoreRandomTests {
       s.probe("\(name).mode", show: { store.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-" }) {
         store.state.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
       }
-      s.probe("\(name).editorStore", show: {
-        store.scope(state: \.mode?.editing, action: H5Action.editing).map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
-      }) {
+      s.probe(
+        "\(name).editorStore",
+        show: {
+          store.scope(state: \.mode?.editing, action: H5Action.editing).map { "\($0.id):\($0.count):\($0.title)" }
+            ?? "-"
+        }
+      ) {
         store.state.mode?.editing.map { "\($0.id):\($0.count):\($0.title)" } ?? "-"
       }
-      s.probe("\(name).optional", show: {
-        store.scope(state: \.optional, action: H5Action.optional).map { "\($0.id):\($0.count)" } ?? "-"
-      }) {
+      s.probe(
+        "\(name).optional",
+        show: {
+          store.scope(state: \.optional, action: H5Action.optional).map { "\($0.id):\($0.count)" } ?? "-"
+        }
+      ) {
         store.state.optional.map { "\($0.id):\($0.count)" } ?? "-"
       }
       return s
@@ -96,7 +103,9 @@ struct Hunt5CrossStoreRandomTests {
         let id = row.id
         cells.append(
           H5Probe("\(name).cell\(id)", show: { "\(row.count)/\(row.title)" }) {
-            row.isValid ? "\(store.state.rows[id: id]!.count)/\(store.state.rows[id: id]!.title)" : "\(row.state.count)/\(row.state.title)"
+            row.isValid
+              ? "\(store.state.rows[id: id]!.count)/\(store.state.rows[id: id]!.title)"
+              : "\(row.state.count)/\(row.state.title)"
           })
       }
     }
@@ -270,7 +279,8 @@ struct Hunt5CrossStoreRandomTests {
           }
           if i < before.count, p.runs - before[i] > (op == 10 ? 2 : 1) {
             ok = false
-            Issue.record("\(label): \(p.name) ran \(p.runs - before[i]) times in one step\n\(log.joined(separator: "\n"))")
+            Issue.record(
+              "\(label): \(p.name) ran \(p.runs - before[i]) times in one step\n\(log.joined(separator: "\n"))")
           }
         }
         if !ok { break }

@@ -25,7 +25,8 @@ struct Hunt5ExactRandomTests {
     }
   }
 
-  @Test("random edits, snapshots and restores through one store: every reader re-runs exactly when what it shows changes")
+  @Test(
+    "random edits, snapshots and restores through one store: every reader re-runs exactly when what it shows changes")
   func exactUnderUndo() {
     for seed in 0..<UInt64(RandomTestBudget.scaled(400)) {
       var rng = SplitMix64(state: seed &* 0x2545_F491 &+ 11)
@@ -34,7 +35,9 @@ struct Hunt5ExactRandomTests {
         unique += 1
         return unique
       }
-      let store = h5Store([H5Row(id: 1, count: fresh(), title: "t\(fresh())"), H5Row(id: 2, count: fresh(), title: "t\(fresh())")])
+      let store = h5Store([
+        H5Row(id: 1, count: fresh(), title: "t\(fresh())"), H5Row(id: 2, count: fresh(), title: "t\(fresh())"),
+      ])
       var cells: [Cell] = []
       func bind() {
         for row in h5RowStores(store) where !cells.contains(where: { $0.store === row }) {
@@ -94,7 +97,11 @@ struct Hunt5ExactRandomTests {
         case 7:
           let (c, l) = (fresh(), fresh())
           text = "child.count = \(c), leaf = \(l)"
-          store.send(.child(H5Edit { $0.count = c; $0.leaf.value = l }))
+          store.send(
+            .child(
+              H5Edit {
+                $0.count = c; $0.leaf.value = l
+              }))
         case 8:
           guard !snapshots.isEmpty else { continue }
           let k = Int(rng.next() % UInt64(snapshots.count))

@@ -52,7 +52,7 @@ enum H5Mode: IdentityComparable {
   }
 
   var editing: H5Row? {
-    get { if case .editing(let row) = self { row } else { nil } }
+    if case .editing(let row) = self { row } else { nil }
   }
 }
 
@@ -168,7 +168,8 @@ final class H5Screen {
     var deltas: [String: Int] = [:]
     for p in probes {
       let truth = withoutTracking { p.truth() }
-      #expect(p.shown == truth, "\(label): \(p.name) shows \(p.shown), state holds \(truth)", sourceLocation: sourceLocation)
+      #expect(
+        p.shown == truth, "\(label): \(p.name) shows \(p.shown), state holds \(truth)", sourceLocation: sourceLocation)
       let d = p.runs - (baseline[p.name] ?? 0)
       if d != 0 { deltas[p.name] = d }
       baseline[p.name] = p.runs
@@ -307,7 +308,9 @@ struct Hunt5StoreCopyTests {
     _ = modeProbe
     #expect(s.step("edit 1") { store.run { $0.mode = .editing($0.rows[id: 1]!) } } == ["mode": 1])
     let editor = store.scope(state: \.mode?.editing, action: H5Action.editing)!
-    let editorProbe = s.probe("editor.title", show: { editor.title }) { editor.isValid ? store.state.mode!.editing!.title : editor.state.title }
+    let editorProbe = s.probe("editor.title", show: { editor.title }) {
+      editor.isValid ? store.state.mode!.editing!.title : editor.state.title
+    }
     _ = editorProbe
     let d1 = s.step("rename draft") { editor.send(H5Edit { $0.title = "draft1" }) }
     // The row's title readers run at most once for this copy (the first write of the field).
@@ -390,12 +393,16 @@ struct Hunt5StoreCopyTests {
     let store = h5Store()
     store.run { $0.optional = H5Row(id: 7, count: 7) }
     let s = screen(store)
-    let slot = s.probe("optional.slot", show: { store.scope(state: \.optional, action: H5Action.optional) == nil ? "nil" : "some" }) {
+    let slot = s.probe(
+      "optional.slot", show: { store.scope(state: \.optional, action: H5Action.optional) == nil ? "nil" : "some" }
+    ) {
       store.state.optional == nil ? "nil" : "some"
     }
     _ = slot
     let opt = store.scope(state: \.optional, action: H5Action.optional)!
-    s.probe("optional.count", show: { "\(opt.count)" }) { opt.isValid ? "\(store.state.optional!.count)" : "\(opt.state.count)" }
+    s.probe("optional.count", show: { "\(opt.count)" }) {
+      opt.isValid ? "\(store.state.optional!.count)" : "\(opt.state.count)"
+    }
     nonisolated(unsafe) var saved: H5Row?
     store.run { saved = $0.optional }
     #expect(s.step("edit") { store.send(.optional(H5Edit { $0.count = 8 })) } == ["optional.count": 1])
@@ -403,7 +410,9 @@ struct Hunt5StoreCopyTests {
     #expect(!opt.isValid)
     #expect(s.step("present new") { store.run { $0.optional = H5Row(id: 7, count: 0) } } == ["optional.slot": 1])
     let opt2 = store.scope(state: \.optional, action: H5Action.optional)!
-    s.probe("optional2.count", show: { "\(opt2.count)" }) { opt2.isValid ? "\(store.state.optional!.count)" : "\(opt2.state.count)" }
+    s.probe("optional2.count", show: { "\(opt2.count)" }) {
+      opt2.isValid ? "\(store.state.optional!.count)" : "\(opt2.state.count)"
+    }
     let d = s.step("restore saved") { store.run { $0.optional = saved } }
     #expect(d["optional.slot"] == 1)
     #expect(d["optional.count"] == nil)  // invalid store: its reader never re-runs

@@ -38,12 +38,16 @@ struct Hunt5EdgeTests {
     let fired = H5Box<[String]>([])
     let second = H5Box<TrackingObservation?>(nil)
     let first = H5Box<TrackingObservation?>(nil)
-    let (_, o1) = withCancellableTracking { _ = m.a } onChange: {
+    let (_, o1) = withCancellableTracking {
+      _ = m.a
+    } onChange: {
       fired.mutate { $0.append("1") }
       second.value?.cancel()
       first.value?.cancel()
     }
-    let (_, o2) = withCancellableTracking { _ = m.a } onChange: {
+    let (_, o2) = withCancellableTracking {
+      _ = m.a
+    } onChange: {
       fired.mutate { $0.append("2") }
       first.value?.cancel()
       second.value?.cancel()
@@ -86,7 +90,11 @@ struct Hunt5EdgeTests {
     let reaction = H5Box<Reaction?>(nil)
     reaction.value = Reaction("victim", ownedByParent: false) { _ = m.a }
     let victim = reaction.value!
-    withTracking { _ = m.a } onChange: { reaction.value?.cancel() }
+    withTracking {
+      _ = m.a
+    } onChange: {
+      reaction.value?.cancel()
+    }
     m.a = 1
     #expect(victim.runCount == 1)
     #expect(victim.isCancelled)
@@ -97,7 +105,11 @@ struct Hunt5EdgeTests {
   func onChangeCancelsAReactionDirtiedEarlierInTheTransaction() {
     let m = H5Model()
     let victim = Reaction("victim", ownedByParent: false) { _ = m.b }
-    withTracking { _ = m.a } onChange: { victim.cancel() }
+    withTracking {
+      _ = m.a
+    } onChange: {
+      victim.cancel()
+    }
     transaction {
       m.b = 1  // dirties the victim
       m.a = 1  // fires onChange, which cancels it
@@ -112,7 +124,11 @@ struct Hunt5EdgeTests {
     let m = H5Model()
     var seen: [String] = []
     let r = Reaction("reader") { seen.append("\(m.a),\(m.b)") }
-    withTracking { _ = m.a } onChange: { m.b = 7 }
+    withTracking {
+      _ = m.a
+    } onChange: {
+      m.b = 7
+    }
     m.a = 1
     #expect(seen == ["0,0", "1,7"])
     #expect(r.runCount == 2)
@@ -124,7 +140,11 @@ struct Hunt5EdgeTests {
     let m = H5Model()
     var seen: [Int] = []
     let r = Reaction("reader") { seen.append(m.a) }
-    withTracking { _ = m.a } onChange: { m.a = 99 }
+    withTracking {
+      _ = m.a
+    } onChange: {
+      m.a = 99
+    }
     m.a = 1
     // onChange ran before the new value was stored: the write in progress stores 1 after it.
     #expect(m.a == 1)
@@ -171,7 +191,8 @@ struct Hunt5EdgeTests {
     holder.value = nil
   }
 
-  @Test("a later reaction cancels an earlier one that already ran in this flush and that it dirties again: no further run")
+  @Test(
+    "a later reaction cancels an earlier one that already ran in this flush and that it dirties again: no further run")
   func laterCancelsEarlierAndDirtiesIt() {
     let m = H5Model()
     var earlierRuns = 0
@@ -192,7 +213,10 @@ struct Hunt5EdgeTests {
     later.cancel()
   }
 
-  @MainActor @Test(".mainActor reactions: an earlier one's handed-off run cancels a later one dirtied in the same turn; it does not run")
+  @MainActor
+  @Test(
+    ".mainActor reactions: an earlier one's handed-off run cancels a later one dirtied in the same turn; it does not run"
+  )
   func scheduledCancelledByEarlierInTheSameTurn() async {
     let m = H5Model()
     var laterRuns = 0
@@ -213,7 +237,8 @@ struct Hunt5EdgeTests {
 
   // MARK: derived values
 
-  @Test("a derived value read once outside any scope stops listening at the first change; the next read recomputes once")
+  @Test(
+    "a derived value read once outside any scope stops listening at the first change; the next read recomputes once")
   func derivedUnreadStopsListening() {
     let m = H5Model()
     let d = Derived("sum") { m.a + m.b }
@@ -286,7 +311,11 @@ struct Hunt5EdgeTests {
     transaction {
       m.a = 1
       // a tracking scope records the intermediate value
-      midwaySaw = withTracking { d.value } onChange: { midwayFired.mutate { $0 += 1 } }
+      midwaySaw = withTracking {
+        d.value
+      } onChange: {
+        midwayFired.mutate { $0 += 1 }
+      }
       m.a = 0
     }
     #expect(midwaySaw == 10)
@@ -297,7 +326,9 @@ struct Hunt5EdgeTests {
 
   // MARK: threads
 
-  @Test("a reaction created off every actor, written from 4 threads at once: never concurrent with itself, last run shows the final values")
+  @Test(
+    "a reaction created off every actor, written from 4 threads at once: never concurrent with itself, last run shows the final values"
+  )
   func reactionNeverConcurrentWithItself() async {
     let m = H5Model()
     let inBody = Atomic(0)
@@ -318,7 +349,10 @@ struct Hunt5EdgeTests {
         case 0: m.a = i
         case 1: m.b = i
         case 2: m.c = i
-        default: transaction { m.a = i; m.b = i }
+        default:
+          transaction {
+            m.a = i; m.b = i
+          }
         }
       }
     }

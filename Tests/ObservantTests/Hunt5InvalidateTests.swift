@@ -78,7 +78,8 @@ struct Hunt5InvalidateTests {
     holder.value = nil
   }
 
-  @Test("a reaction invalidating itself on every run is stopped after maximumFlushRounds rounds, reported as runawayFlush")
+  @Test(
+    "a reaction invalidating itself on every run is stopped after maximumFlushRounds rounds, reported as runawayFlush")
   func selfInvalidateRunaway() {
     let holder = H5IRef<Reaction?>(nil)
     var runs = 0
@@ -159,7 +160,9 @@ struct Hunt5InvalidateTests {
   // on the main actor re-runs it there, synchronously; one that ends on another thread ... hands
   // the re-run to the main actor's next turn." invalidate(): "Schedules a re-run as if something
   // the body read had changed".
-  @MainActor @Test("invalidate from another thread on a main-actor reaction re-runs it on the main actor, not on the caller's thread")
+  @MainActor
+  @Test(
+    "invalidate from another thread on a main-actor reaction re-runs it on the main actor, not on the caller's thread")
   func invalidateFromAnotherThreadOnMainActorReaction() async {
     let onMain = H5IRef<[Bool]>([])
     let r = Reaction("main") { onMain.value.append(haIsOnMainQueue()) }
@@ -170,7 +173,8 @@ struct Hunt5InvalidateTests {
     r.cancel()
   }
 
-  @MainActor @Test("for comparison: a write from another thread hands the main-actor reaction's re-run to the main actor")
+  @MainActor
+  @Test("for comparison: a write from another thread hands the main-actor reaction's re-run to the main actor")
   func writeFromAnotherThreadOnMainActorReaction() async {
     let m = H5IModel()
     let onMain = H5IRef<[Bool]>([])
@@ -184,7 +188,8 @@ struct Hunt5InvalidateTests {
     r.cancel()
   }
 
-  @MainActor @Test("two invalidations from another thread while the main actor is busy: coalesced into one run on the main actor")
+  @MainActor
+  @Test("two invalidations from another thread while the main actor is busy: coalesced into one run on the main actor")
   func invalidationsFromAnotherThreadCoalesce() async {
     let onMain = H5IRef<[Bool]>([])
     let r = Reaction("main") { onMain.value.append(haIsOnMainQueue()) }
@@ -245,4 +250,3 @@ struct Hunt5InvalidateTests {
     r.cancel()
   }
 }
-

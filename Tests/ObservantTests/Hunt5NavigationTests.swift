@@ -167,7 +167,8 @@ struct Hunt5NavigationTests {
     #expect(count == 2)
   }
 
-  @MainActor @Test(
+  @MainActor
+  @Test(
     "nested observe without scoping: a change only the inner closure read re-runs the inner one alone (NestedObserve)"
   )
   func nestedObserveIsPrecise() {
@@ -198,7 +199,8 @@ struct Hunt5NavigationTests {
     inner?.cancel()
   }
 
-  @MainActor @Test(
+  @MainActor
+  @Test(
     "nested observe, inner owned by the outer: replacing what the outer read cancels the inner one, which never runs again"
   )
   func nestedOwnedInnerIsCancelledByOuterRerun() {
@@ -229,7 +231,8 @@ struct Hunt5NavigationTests {
     outer.cancel()
   }
 
-  @MainActor @Test(
+  @MainActor
+  @Test(
     "scoped nested observe: the outer observes the child reference, the inner its value (ScopedNestedObserve)"
   )
   func scopedNestedObserve() {
@@ -257,7 +260,8 @@ struct Hunt5NavigationTests {
     inner?.cancel()
   }
 
-  @MainActor @Test(
+  @MainActor
+  @Test(
     "parent object binding a child object inside a reaction: a change of the child model runs the child's binding only (NestedObservation)"
   )
   func nestedBinding() {
@@ -400,7 +404,8 @@ struct Hunt5NavigationTests {
     token.cancel()
   }
 
-  @H5NavGlobalActor @Test(
+  @H5NavGlobalActor
+  @Test(
     "a reaction created on a global actor re-runs there: at once for a write made there (Isolation, global actor)"
   )
   func globalActorIsolation() async {
@@ -430,4 +435,3 @@ struct Hunt5NavigationTests {
     await harness.cancel()
   }
 }
-
