@@ -5,8 +5,8 @@ import Observation
 import Synchronization
 import Testing
 
-// Hunt 5 finding, seen through the bridge (as SwiftUI would): a view of row 2 through its row
-// store fires when a draft store over a copy of row 2 is handed a copy of row 1. Docs
+// Hunt 5 finding (fixed), seen through the bridge (as SwiftUI would): a view of row 2 through its
+// row store fired when a draft store over a copy of row 2 was handed a copy of row 1. Docs
 // (SwiftUIAndUIKit.md, "What Apple's tracking sees through the bridge"): "The fields read, by
 // Observant's rules. A view that read `store.isDone` re-renders when that row's `isDone` changes:
 // not for other rows, not for the list around it". See Hunt5StaleCopyStoreTests for reactions.
@@ -28,7 +28,11 @@ struct Hunt5BridgeStaleCopyTests {
         reducer: H5BAction.reduce, diagnostics: StoreDiagnostics(printing: false))
       let row2 = store.scope(state: \.rows, action: H5BAction.row).store(id: 2)!
       let rowFired = H5BSCount()
-      let shown = withObservationTracking { "\(row2.count)/\(row2.title)" } onChange: { rowFired.fire() }
+      let shown = withObservationTracking {
+        "\(row2.count)/\(row2.title)"
+      } onChange: {
+        rowFired.fire()
+      }
       #expect(shown == "2/b")
       store.send(.edit(H5BEdit { $0.draft = $0.rows[id: 2] }))
       let draftFired = H5BSCount()
@@ -40,9 +44,7 @@ struct Hunt5BridgeStaleCopyTests {
       #expect(draftShown == "2/b")
       store.send(.edit(H5BEdit { $0.draft = $0.rows[id: 1] }))
       #expect(draftFired.value == 1)
-      withKnownIssue("HUNT5: a scoped store over a copy of a row, handed another value, re-runs the readers of that row's own row store") {
-        #expect(rowFired.value == 0)
-      }
+      #expect(rowFired.value == 0)
     }
   }
 }

@@ -2,12 +2,14 @@ import Observant
 import ObservantStore
 import Testing
 
-// Hunt 5 finding: a row store's reader re-runs, showing the same value, when an optional-child
-// store (or an enum-case store) over a copy of that row is handed another value (another row's
-// copy). The row did not change. Docs: README, Store: "a row's readers re-run when that row changes, never when
-// another row changes or rows come and go"; StoreAndStaleStores.md: "what a reader read through
-// [an invalid store] stops driving the reader". Reactions and the observation bridge alike (see
-// Hunt5BridgeStaleCopyTests).
+// Hunt 5 finding (fixed): a row store's reader re-ran, showing the same value, when an
+// optional-child store (or an enum-case store) over a copy of that row was handed another value
+// (another row's copy). The row did not change. Docs: README, Store: "a row's readers re-run when
+// that row changes, never when another row changes or rows come and go". Cause: every scoped store
+// of observable state recorded its identity slot as the same internal field of the state's
+// observer table, which copies share; the draft store, handed another state, told that field's
+// readers, the row store's among them. Each such store now has an identity field of its own.
+// Reactions and the observation bridge alike (see Hunt5BridgeStaleCopyTests).
 
 @MainActor
 @Suite("Hunt 5: a scoped store over a copy of a row, handed another value")
@@ -20,13 +22,12 @@ struct Hunt5StaleCopyStoreTests {
     let reader = Reaction("row 2") { shown.append(row2.count) }
     store.run { $0.optional = $0.rows[id: 2] }  // the draft: a copy of row 2
     let draft = store.scope(state: \.optional, action: H5Action.optional)!
-    #expect(draft.count == 2)
+    var draftShown: [Int] = []
+    let draftReader = Reaction("draft") { draftShown.append(draft.count) }
     store.run { $0.optional = $0.rows[id: 1] }  // now a copy of row 1: row 2 untouched
-    withKnownIssue("HUNT5: a scoped store over a copy of a row, handed another value, re-runs the readers of that row's own row store") {
-      #expect(shown == [2])
-    }
-    #expect(shown.allSatisfy { $0 == 2 })  // never stale, at worst one extra run
-    #expect(shown.count <= 2)
+    #expect(shown == [2])
+    #expect(draftShown == [2, 1])  // the draft's own reader hears its new state, once
+    draftReader.cancel()
     reader.cancel()
   }
 
@@ -55,11 +56,7 @@ struct Hunt5StaleCopyStoreTests {
     let editor = store.scope(state: \.mode?.editing, action: H5Action.editing)!
     #expect(editor.title == "a")
     store.run { $0.mode = .editing($0.rows[id: 2]!) }  // as Playlist's .edit(id: 2) while editing 1
-    withKnownIssue("HUNT5: a scoped store over a copy of a row, handed another value, re-runs the readers of that row's own row store") {
-      #expect(shown == ["a"])
-    }
-    #expect(shown.allSatisfy { $0 == "a" })
-    #expect(shown.count <= 2)
+    #expect(shown == ["a"])
     reader.cancel()
   }
 
