@@ -421,9 +421,9 @@ struct Hunt5NavigationTests {
 
   @Test("a global actor's reaction dirtied by a write on the main actor re-runs on the global actor, once")
   func globalActorIsolationWriteElsewhere() async {
-    let harness = await H5NavGlobalHarness()
+    let harness = H5NavGlobalHarness()
     await harness.start()
-    let model = await harness.model
+    let model = harness.model
     let runs = harness.runs
     #expect(runs.value == 1)
     await MainActor.run { model.count = 5 }
