@@ -72,4 +72,24 @@ struct Hunt5StaleCopyStoreTests {
     #expect(shown == [2])
     reader.cancel()
   }
+
+  @Test(
+    "a row copied into another store and replaced there by a new value: the first store's row reader does not re-run")
+  func copyInAnotherStoreReplaced() {
+    let a = h5Store()
+    let b = h5Store([])
+    let rowA = h5RowStores(a).store(id: 1)!
+    var shownA: [Int] = []
+    let readerA = Reaction("A row 1") { shownA.append(rowA.count) }
+    let copy = a.state.rows[id: 1]!
+    b.run { $0.rows.append(copy) }
+    let rowB = h5RowStores(b).store(id: 1)!
+    var shownB: [Int] = []
+    let readerB = Reaction("B row 1") { shownB.append(rowB.count) }
+    b.run { $0.rows[id: 1] = H5Row(id: 1, count: 9) }  // B's row store follows the new value
+    #expect(shownB == [1, 9])
+    #expect(shownA == [1])
+    readerA.cancel()
+    readerB.cancel()
+  }
 }
