@@ -25,11 +25,27 @@ internal struct StoreReaders {
   /// Whether readers record the identity slot in the state's table (scoped stores of
   /// `ObservableState`) rather than in a table of the store's own.
   let recordsInStateTable: Bool
+  /// The number of this store's identity field in the state's table (scoped stores of
+  /// `ObservableState`): one per store. Stores over copies of one state (a row's store and a
+  /// draft's store over a copy of the row) share the state's table, and a store handed another
+  /// state tells the readers of its own identity field, not those of every store over a copy.
+  private let identityNumber: UInt32
+
+  /// The last identity field number handed out (0 is the shared number of the stores' own tables).
+  private static var lastIdentityNumber: UInt32 = 0
 
   init(identity: StateIdentity?, isRoot: Bool) {
     self.identityValue = identity?.id.rawValue ?? 0
     self.recordsInStateTable = identity != nil && !isRoot
     self.slot = recordsInStateTable ? identity?.slot : nil
+    if recordsInStateTable {
+      // Wrapping after 2^32 - 1 stores only makes two stores share a field again: a store handed
+      // another state would then also re-run the other's readers once (showing what they show).
+      Self.lastIdentityNumber = Self.lastIdentityNumber == .max ? 1 : Self.lastIdentityNumber + 1
+      self.identityNumber = Self.lastIdentityNumber
+    } else {
+      self.identityNumber = 0
+    }
   }
 
   /// The `ObservableStateID` of the state readers last heard of (`nil` for plain state).
@@ -39,7 +55,7 @@ internal struct StoreReaders {
   /// `state` field, named after its `Store` type): in `stateSlot`, the table of the observable
   /// state read, or in the store's own.
   mutating func recordIdentityRead(_ field: @autoclosure () -> InternalField, in stateSlot: TrackingRegistrar?) {
-    if recordsInStateTable, let stateSlot { return stateSlot.access(field()) }
+    if recordsInStateTable, let stateSlot { return stateSlot.access(field().numbered(Int(identityNumber))) }
     let own = slot ?? TrackingRegistrar()
     slot = own
     own.access(field())
@@ -67,7 +83,7 @@ internal struct StoreReaders {
     if recordsInStateTable {
       let replaced = slot
       slot = identity.slot
-      replaced?.notifyChange(of: field())
+      replaced?.notifyChange(of: field().numbered(Int(identityNumber)))
     }
     return false
   }

@@ -10,6 +10,18 @@ package struct InternalField: Sendable {
     key = FieldKey(internalField: number)
     fieldName = .custom(name, owner: String(describing: owner))
   }
+
+  private init(key: FieldKey, fieldName: FieldName) {
+    self.key = key
+    self.fieldName = fieldName
+  }
+
+  /// The field of the same name numbered `number`: a field of its own, where several owners record
+  /// their fields in one table (stores over copies of one state share its table) and each must
+  /// tell only its own readers.
+  package func numbered(_ number: Int) -> InternalField {
+    InternalField(key: FieldKey(internalField: number), fieldName: fieldName)
+  }
 }
 
 extension TrackingRegistrar {
