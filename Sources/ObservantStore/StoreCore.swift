@@ -173,7 +173,7 @@ internal class StoreCore<State, Action>: AnyStoreCore {
   /// identity slot in `slot` (the observer table of the observable state read; `nil` for plain
   /// state), under it. Returns the guard `exitReadGuard(_:)` restores.
   @usableFromInline
-  final func enterReadGuard(slot: TrackingRegistrar?) -> AnyObject? {
+  final func enterReadGuard(slot: Unmanaged<TrackingRegistrar>?) -> AnyObject? {
     let previous = _enterTrackingGuard(readers.guardForReads())
     readers.recordIdentityRead(identityField, in: slot)
     return previous

@@ -37,7 +37,7 @@ internal struct StoreReaders {
   init(identity: StateIdentity?, isRoot: Bool) {
     self.identityValue = identity?.id.rawValue ?? 0
     self.recordsInStateTable = identity != nil && !isRoot
-    self.slot = recordsInStateTable ? identity?.slot : nil
+    self.slot = recordsInStateTable ? identity?.slot.takeUnretainedValue() : nil
     if recordsInStateTable {
       // Wrapping after 2^32 - 1 stores only makes two stores share a field again: a store handed
       // another state would then also re-run the other's readers once (showing what they show).
@@ -53,9 +53,13 @@ internal struct StoreReaders {
 
   /// Records, in the current tracking scope, a read of the identity slot, `field` (the store's
   /// `state` field, named after its `Store` type): in `stateSlot`, the table of the observable
-  /// state read, or in the store's own.
-  mutating func recordIdentityRead(_ field: @autoclosure () -> InternalField, in stateSlot: TrackingRegistrar?) {
-    if recordsInStateTable, let stateSlot { return stateSlot.access(field().numbered(Int(identityNumber))) }
+  /// state read (held by that state, see `StateIdentity`), or in the store's own.
+  mutating func recordIdentityRead(
+    _ field: @autoclosure () -> InternalField, in stateSlot: Unmanaged<TrackingRegistrar>?
+  ) {
+    if recordsInStateTable, let stateSlot {
+      return _recordRead(field().numbered(Int(identityNumber)), in: stateSlot)
+    }
     let own = slot ?? TrackingRegistrar()
     slot = own
     own.access(field())
@@ -82,7 +86,7 @@ internal struct StoreReaders {
     identityValue = identity.id.rawValue
     if recordsInStateTable {
       let replaced = slot
-      slot = identity.slot
+      slot = identity.slot.takeUnretainedValue()
       replaced?.notifyChange(of: field().numbered(Int(identityNumber)))
     }
     return false
@@ -108,17 +112,28 @@ internal struct StoreReaders {
   }
 }
 
+/// Records a read of `field` in `slot`, held by the state read (see `StateIdentity`). Not
+/// isolated: a main-actor closure handed to the standard library checks its executor on every call.
+private func _recordRead(_ field: InternalField, in slot: Unmanaged<TrackingRegistrar>) {
+  slot._withUnsafeGuaranteedRef { $0.access(field) }
+}
+
 /// The identity of an `ObservableState` value, and the observer table its copies share (where a
 /// store's identity slot is recorded).
+///
+/// Read from a state and used while that state is held (a commit's, a read's): the state keeps the
+/// registrar alive, so the identity holds it unmanaged (a strong reference was a retain and a
+/// release on every read through a store and every commit). Whoever keeps the slot takes a
+/// reference of its own (`takeUnretainedValue()`).
 @usableFromInline
 internal struct StateIdentity {
   @usableFromInline let id: ObservableStateID
-  @usableFromInline let slot: TrackingRegistrar
+  @usableFromInline let slot: Unmanaged<TrackingRegistrar>
 
   @inlinable
   init(id: ObservableStateID, slot: TrackingRegistrar) {
     self.id = id
-    self.slot = slot
+    self.slot = .passUnretained(slot)
   }
 }
 

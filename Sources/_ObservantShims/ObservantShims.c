@@ -16,6 +16,7 @@ _Thread_local void *_observant_frame_registrar OBSERVANT_TLS = NULL;
 _Thread_local uint64_t _observant_frame_expected OBSERVANT_TLS = 0;
 _Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS = 0;
 _Thread_local uint64_t _observant_frame_place OBSERVANT_TLS = 0;
+_Thread_local uint64_t _observant_frame_anchored OBSERVANT_TLS = 0;
 _Thread_local uint32_t _observant_bridge_suspended OBSERVANT_TLS = 0;
 _Thread_local void *_observant_bridge_thread_recorder OBSERVANT_TLS = NULL;
 int _observant_bridge_on = 0;

@@ -63,6 +63,11 @@ internal enum _ModificationOutcome {
 /// type's metadata up at run time, several hundred instructions each. The value is read where it
 /// is (`at:`): passed by value, a caller holding it in storage would copy all of it (retaining
 /// everything it holds) to have three of its words read.
+///
+/// Trivially copyable (the tokens a collection's mutation captures are held unmanaged): the
+/// accessors keep it in an optional across their yield, and an optional of a struct this large
+/// that holds a reference is copied and destroyed through its value witnesses, a few hundred
+/// instructions per in-place mutation. `finish` must be called exactly once (it releases them).
 @usableFromInline
 internal struct _InPlaceModification<Value> {
   @usableFromInline let strategy: _ModifyStrategy
@@ -74,7 +79,8 @@ internal struct _InPlaceModification<Value> {
   /// version no greater at the end, and not the one before, is a copy's that existed before (see
   /// `_identifiedArrayVersionClock()`).
   @usableFromInline let clockBefore: UInt64
-  @usableFromInline let capture: Any?
+  /// The tokens of the `.stateCollection` strategy, retained until `finish` takes them.
+  @usableFromInline let capture: Unmanaged<_CapturedTokens>?
 
   /// Starts the mutation of `current`.
   ///
@@ -114,7 +120,9 @@ internal struct _InPlaceModification<Value> {
       stampBefore = 0
       countBefore = 0
       clockBefore = 0
-      capture = (Value.self as? any _StateContainer.Type)?._captureTokens(of: current.pointee)
+      capture = (Value.self as? any _StateContainer.Type)?._captureTokens(of: current.pointee).map {
+        Unmanaged.passRetained(_CapturedTokens($0))
+      }
       _beginInPlaceFrame(nil, stamp: 0, anchored: anchored, place: place)
     case .announce, .trivial, .identityComparable:
       identityBefore = 0
@@ -182,9 +190,10 @@ internal struct _InPlaceModification<Value> {
       return tokens.version != stampBefore ? .content : .unchanged
     case .stateCollection:
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
-      guard let collection = Value.self as? any _StateContainer.Type, let capture else { return .announced }
+      let captured = capture?.takeRetainedValue().tokens
+      guard let collection = Value.self as? any _StateContainer.Type, let captured else { return .announced }
       var reconciling = _Reconciling()
-      switch collection._compareTokens(of: current.pointee, since: capture, &reconciling) {
+      switch collection._compareTokens(of: current.pointee, since: captured, &reconciling) {
       case .unknown: return .announced
       case .otherIdentities(let values): return .slot(values)
       case .sameIdentities(let changed): return changed ? .content : .unchanged
@@ -193,6 +202,18 @@ internal struct _InPlaceModification<Value> {
       _endInPlaceFrame(stamp: 0, sameIdentity: true)
       return .announced
     }
+  }
+}
+
+/// The tokens an in-place mutation of a collection of states captured (see
+/// `_StateContainer._captureTokens`), boxed so that `_InPlaceModification` can hold them unmanaged.
+@usableFromInline
+internal final class _CapturedTokens {
+  @usableFromInline let tokens: Any
+
+  @usableFromInline
+  init(_ tokens: Any) {
+    self.tokens = tokens
   }
 }
 

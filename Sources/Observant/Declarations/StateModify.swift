@@ -55,8 +55,8 @@ extension ObservableState {
         // Where the registrar is, to tell where the field is in the value (only subtracted from).
         let registrarAddress = withUnsafeMutablePointer(to: &registrar) { UnsafeRawPointer($0) }
         inPlace = Self._beginInPlace(
-          &self[keyPath: storage], registrar.tracking, strategy, field: field, live: live, place: registrar._place,
-          registrarAddress: registrarAddress)
+          &self[keyPath: storage], Unmanaged.passUnretained(registrar.tracking), strategy, field: field, live: live,
+          place: registrar._place, registrarAddress: registrarAddress)
       }
       defer {
         if let old {
@@ -66,7 +66,8 @@ extension ObservableState {
           registrar.write(&written, new, field: field)
           self[keyPath: storage] = written
         } else if let inPlace {
-          let outcome = Self._endInPlace(&self[keyPath: storage], registrar.tracking, inPlace, field: field)
+          let outcome = Self._endInPlace(
+            &self[keyPath: storage], Unmanaged.passUnretained(registrar.tracking), inPlace, field: field)
           if outcome.changed { registrar._noteChange() }
           Self._closeInPlace(inPlace, slotOpenedTransaction: outcome.openedTransaction)
         }
@@ -78,15 +79,19 @@ extension ObservableState {
   /// Starts an in-place mutation of `storage` that yields the storage itself: opens the in-place
   /// frame (scheduled observers dirtied by writes nested in it run after it, when the field is no
   /// longer being modified), and for the `.announce` strategy tells the field's readers now.
+  ///
+  /// The registrar is passed unretained: the value being mutated holds it for the whole access (a
+  /// reference loaded from it while `storage` is borrowed `inout` would be retained and released
+  /// around each call).
   @inlinable @inline(never)
   internal static func _beginInPlace<Value>(
-    _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ strategy: _ModifyStrategy,
+    _ storage: inout StateField<Value>, _ registrar: Unmanaged<TrackingRegistrar>, _ strategy: _ModifyStrategy,
     field: StaticString, live: Bool, place: UInt64, registrarAddress: UnsafeRawPointer
   ) -> _StateFieldInPlace<Value> {
     _beginInPlaceMutation()
     var opened = false
     if strategy == .announce {
-      let announcement = registrar._announceFieldWrite(
+      let announcement = registrar.takeUnretainedValue()._announceFieldWrite(
         field, owner: Self.self, from: storage.stamp, live: live, place: place, values: { nil })
       storage.stamp = announcement.seen
       opened = announcement.openedTransaction
@@ -99,11 +104,12 @@ extension ObservableState {
 
   /// Ends an in-place mutation started by `_beginInPlace`: tells the slot's readers what changed
   /// and records it in the field's stamp. Returns whether the value changed (its own stamp is the
-  /// caller's to move) and whether the slot's announcement opened a transaction.
+  /// caller's to move) and whether the slot's announcement opened a transaction. The registrar is
+  /// passed unretained, as to `_beginInPlace`.
   @inlinable @inline(never)
   internal static func _endInPlace<Value>(
-    _ storage: inout StateField<Value>, _ registrar: TrackingRegistrar, _ inPlace: _StateFieldInPlace<Value>,
-    field: StaticString
+    _ storage: inout StateField<Value>, _ registrar: Unmanaged<TrackingRegistrar>,
+    _ inPlace: _StateFieldInPlace<Value>, field: StaticString
   ) -> (changed: Bool, openedTransaction: Bool) {
     switch inPlace.modification.finish(at: &storage.value) {
     case .unchanged:
@@ -111,7 +117,7 @@ extension ObservableState {
     case .content, .announced:
       return (true, false)
     case .slot(let values):
-      let (seen, opened) = registrar._announceFieldWrite(
+      let (seen, opened) = registrar.takeUnretainedValue()._announceFieldWrite(
         field, owner: Self.self, from: storage.stamp, live: inPlace.live, place: inPlace.place, values: { values })
       storage.stamp = seen
       return (true, opened)

@@ -62,6 +62,10 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     var pendingCauses = CauseLog()
     /// What dirtied the latest run.
     var lastCauses: [RunCause] = []
+
+    /// Whether a run must take something when it starts: children to cancel, or causes to move
+    /// from `pendingCauses` to `lastCauses` (or `lastCauses` to clear).
+    var hasRunState: Bool { !children.isEmpty || !pendingCauses.isEmpty || !lastCauses.isEmpty }
   }
 
   init(name: String, body: @escaping () -> Void, scheduling: ReactionScheduling, isolation: (any Actor)?) {
@@ -276,25 +280,26 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// - Parameter onlyIfInputsChanged: run only if a derived value the last run read changed (the
   ///   reaction was only told that some may have).
   func runIfNeeded(in context: TransactionContext, onlyIfInputsChanged: Bool = false) {
-    let claimed = state.withLock { state -> Bool in
-      guard !state.isCancelled else { return false }
+    let (claimed, hasRunState) = state.withLock { state -> (Bool, Bool) in
+      guard !state.isCancelled else { return (false, false) }
       guard !state.isRunning else {
         state.rerunRequested = true
-        return false
+        return (false, false)
       }
       state.isRunning = true
-      return true
+      return (true, state.hasRunState)
     }
     guard claimed else { return }
     var again: Bool
     var cancelled = false
+    var runState = hasRunState
     if !onlyIfInputsChanged || computedInputsChanged() {
       again = true
     } else {
-      (again, cancelled) = finishRun(publishing: nil, ran: false)
+      (again, cancelled, runState) = finishRun(publishing: nil, ran: false)
     }
     while again {
-      (again, cancelled) = performRun(in: context)
+      (again, cancelled, runState) = performRun(in: context, hasRunState: runState)
     }
     if cancelled { uninstallAll() }
   }
@@ -302,18 +307,25 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   /// At the end of a run, under one lock: publishes the run's dependencies (if it ran), and says
   /// whether another thread asked for one more run (otherwise the run is over) and whether the
   /// reaction was cancelled meanwhile.
+  ///
+  /// Also returns whether the reaction has children or causes for the next run to take (see
+  /// `RunState.hasRunState`), when it runs again.
   private func finishRun(
     publishing dependencies: ContiguousArray<Dependency>?, ran: Bool = true
-  ) -> (again: Bool, cancelled: Bool) {
+  ) -> (again: Bool, cancelled: Bool, hasRunState: Bool) {
     state.withLock { state in
-      if let dependencies { state.lastDependencies = dependencies }
+      // A run that read what the previous one read leaves the recorder's array as it was: the
+      // same storage is already published (assigning it again retains it and releases it).
+      if let dependencies, !dependencies.isSameStorage(as: state.lastDependencies) {
+        state.lastDependencies = dependencies
+      }
       if ran { state.completedRuns += 1 }
       if state.rerunRequested && !state.isCancelled {
         state.rerunRequested = false
-        return (true, false)
+        return (true, false, state.hasRunState)
       }
       state.isRunning = false
-      return (false, state.isCancelled)
+      return (false, state.isCancelled, false)
     }
   }
 
@@ -334,33 +346,56 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
   }
 
   /// Runs the body once (the run is claimed); returns `finishRun`'s answer.
-  private func performRun(in context: TransactionContext) -> (again: Bool, cancelled: Bool) {
-    // Everything the last run read came through guards (stores) that are now invalid: nothing it
-    // depends on can matter any more. Drop the dependencies instead of running.
-    if recorder.allGuardsInvalid {
-      recorder.removeAll().unlinkAll()
-      return finishRun(publishing: [], ran: false)
-    }
-    markRunStarted()
-    // Taken only when there are children: copying out the empty array (and releasing it) is a
-    // retain and a release on every run of a reaction that creates none.
-    let children = state.withLock { state -> [Reaction]? in
-      if !state.pendingCauses.isEmpty || !state.lastCauses.isEmpty { state.lastCauses = state.pendingCauses.take() }
-      guard !state.children.isEmpty else { return nil }
-      defer { state.children = [] }
-      return state.children
-    }
-    children?.forEach { $0.cancel() }
+  ///
+  /// - Parameter hasRunState: whether the reaction had children or causes to take when the run
+  ///   was claimed (see `RunState.hasRunState`); the lock is taken for them only then, or when it
+  ///   records causes (checking its derived values since may have noted one).
+  private func performRun(
+    in context: TransactionContext, hasRunState: Bool
+  ) -> (again: Bool, cancelled: Bool, hasRunState: Bool) {
+    // Made in `init` and never replaced: used without a reference of its own for the run.
+    let recorder = Unmanaged.passUnretained(self.recorder)
+    return recorder._withUnsafeGuaranteedRef { recorder in
+      // Everything the last run read came through guards (stores) that are now invalid: nothing it
+      // depends on can matter any more. Drop the dependencies instead of running.
+      if recorder.allGuardsInvalid {
+        recorder.removeAll().unlinkAll()
+        return finishRun(publishing: [], ran: false)
+      }
+      markRunStarted()
+      if hasRunState || recordsCauses {
+        // Taken only when there are children: copying out the empty array (and releasing it) is a
+        // retain and a release on every run of a reaction that creates none.
+        let children = state.withLock { state -> [Reaction]? in
+          if !state.pendingCauses.isEmpty || !state.lastCauses.isEmpty {
+            state.lastCauses = state.pendingCauses.take()
+          }
+          guard !state.children.isEmpty else { return nil }
+          defer { state.children = [] }
+          return state.children
+        }
+        children?.forEach { $0.cancel() }
+      }
 
-    recorder.beginRun()
-    let previous = context.runningObserver
-    context.runningObserver = self
-    if let body { withRecorder(recorder, propagating: false, body) }
-    context.runningObserver = previous
+      recorder.beginRun()
+      let previous = context.runningObserver
+      context.runningObserver = self
+      // Moved out for the run and back after it, not copied (a retain and a release): nothing
+      // else reads or replaces it while a run is claimed (`uninstallAll` waits for the run). Not
+      // with the generic `Optional.take()`: unspecialized, each round trip through it wraps the
+      // closure in two more reabstraction thunks.
+      let body = self.body
+      self.body = nil
+      if let body {
+        withRecorder(recorder, propagating: false, body)
+        self.body = body
+      }
+      context.runningObserver = previous
 
-    let stale = recorder.endRun()
-    if !stale.isEmpty { stale.unlinkAll() }
-    return finishRun(publishing: recorder.dependencies)
+      let stale = recorder.endRun()
+      if !stale.isEmpty { stale.unlinkAll() }
+      return finishRun(publishing: recorder.dependencies)
+    }
   }
 
   /// Checks the reaction's recorder (`Recorder._checkInvariants()`) between runs; nothing while
@@ -385,5 +420,15 @@ internal final class ReactionCore: ScheduledObserver, @unchecked Sendable {
     // Cancelled and not running, so no run can start: release the body and its captures (which
     // may be what held the last reference to the handle, say). Released outside every lock.
     body = nil
+  }
+}
+
+extension ContiguousArray {
+  /// Whether both arrays hold the same elements because they share their storage (or are both
+  /// empty). A shared storage is not written in place: an array that changed has its own.
+  fileprivate func isSameStorage(as other: ContiguousArray) -> Bool {
+    guard count == other.count else { return false }
+    guard count > 0 else { return true }
+    return withUnsafeBufferPointer { mine in other.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }
   }
 }

@@ -34,6 +34,8 @@ internal enum InPlaceFrames {
     let address: UnsafeRawPointer?
     /// The place the frame replaced in the thread-local slot (see `observant_frame_place`).
     let savedPlace: UInt64
+    /// Whether the frame it replaced as the innermost was anchored (see `observant_frame_anchored`).
+    let savedAnchored: Bool
   }
 
   /// Whether an in-place mutation of a tracked field is open on this thread.
@@ -78,12 +80,10 @@ internal enum InPlaceFrames {
   /// anchored to live state; otherwise 0 (see `_WritePlace`).
   static var innermostContainerPlace: UInt64 { innermostIsContainer ? observant_frame_place() : 0 }
 
-  /// Whether the innermost frame is anchored to live state (see the type's documentation).
+  /// Whether the innermost frame is anchored to live state (see the type's documentation). A
+  /// thread-local slot, kept by `begin` and `removeInnermost` (0 when no frame is open).
   @usableFromInline
-  static var innermostIsAnchored: Bool {
-    guard isOpen else { return false }
-    return TransactionContext.withCurrent { $0.frames.last?.anchored ?? false }
-  }
+  static var innermostIsAnchored: Bool { observant_frame_anchored() != 0 }
 
   /// Whether the innermost frame is a container's (not a value with a registrar of its own).
   static var innermostIsContainer: Bool { isOpen && observant_frame_registrar() == nil }
@@ -109,11 +109,13 @@ internal enum InPlaceFrames {
   ) {
     let record = Record(
       savedRegistrar: observant_frame_registrar(), savedExpected: observant_frame_expected(),
-      registrar: registrarAddress, anchored: anchored, address: address, savedPlace: observant_frame_place())
+      registrar: registrarAddress, anchored: anchored, address: address, savedPlace: observant_frame_place(),
+      savedAnchored: observant_frame_anchored() != 0)
     TransactionContext.withCurrent { $0.frames.append(record) }
     observant_frame_set(registrarAddress, stamp)
     // Only live storage has a place that writes can be trusted in.
     observant_frame_set_place(anchored ? place : 0)
+    observant_frame_set_anchored(anchored ? 1 : 0)
     observant_frame_set_depth(observant_frame_depth() + 1)
   }
 
@@ -169,8 +171,59 @@ internal enum InPlaceFrames {
     let expected = observant_frame_expected()
     observant_frame_set(record.savedRegistrar, record.savedExpected)
     observant_frame_set_place(record.savedPlace)
+    observant_frame_set_anchored(record.savedAnchored ? 1 : 0)
     let depth = observant_frame_depth() - 1
     observant_frame_set_depth(depth)
     return (record, expected, depth == 0)
+  }
+}
+
+/// The open in-place frames of a thread, innermost last (`TransactionContext.frames`): a stack in
+/// storage of its own, grown by doubling and never shrunk. An array would check its storage's
+/// uniqueness and capacity through its header on every push and pop, and three frames open and
+/// close on every row action.
+internal struct InPlaceFrameStack {
+  private var base: UnsafeMutablePointer<InPlaceFrames.Record>?
+  private var capacity = 0
+  /// How many frames are open.
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  /// The innermost frame, if any.
+  var last: InPlaceFrames.Record? { count == 0 ? nil : base.unsafelyUnwrapped[count &- 1] }
+
+  mutating func append(_ record: InPlaceFrames.Record) {
+    if count == capacity { grow() }
+    (base.unsafelyUnwrapped + count).initialize(to: record)
+    count &+= 1
+  }
+
+  /// Removes and returns the innermost frame; there must be one.
+  mutating func removeLast() -> InPlaceFrames.Record {
+    if count == 0 { observantFatalError("Observant: an in-place mutation frame ended that was never begun") }
+    count &-= 1
+    return (base.unsafelyUnwrapped + count).move()
+  }
+
+  private mutating func grow() {
+    let newCapacity = Swift.max(8, capacity * 2)
+    let newBase = UnsafeMutablePointer<InPlaceFrames.Record>.allocate(capacity: newCapacity)
+    if let base {
+      newBase.moveInitialize(from: base, count: count)
+      base.deallocate()
+    }
+    base = newBase
+    capacity = newCapacity
+  }
+
+  /// Frees the storage (the owning context's deinit); the stack must be empty or its frames no
+  /// longer needed.
+  mutating func deallocate() {
+    base?.deinitialize(count: count)
+    base?.deallocate()
+    base = nil
+    capacity = 0
+    count = 0
   }
 }

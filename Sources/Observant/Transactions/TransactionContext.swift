@@ -39,7 +39,7 @@ internal final class TransactionContext {
   /// once it has ended and its flush has run (see `runOutsideTransaction(_:)`).
   @exclusivity(unchecked) private var deferredToEnd: [() -> Void] = []
   /// The open in-place frames, innermost last (see `InPlaceFrames`).
-  @exclusivity(unchecked) var frames: [InPlaceFrames.Record] = []
+  @exclusivity(unchecked) var frames = InPlaceFrameStack()
   /// A frame of this transaction found its value replaced other than through its accessors: no
   /// write of this transaction can be trusted to be the live state's.
   @exclusivity(unchecked) private var sawUnverifiedReplacement = false
@@ -66,6 +66,10 @@ internal final class TransactionContext {
   static func withExisting<Result>(_ body: (TransactionContext) throws -> Result) rethrows -> Result? {
     guard let raw = observant_context_get() else { return nil }
     return try Unmanaged<TransactionContext>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+  }
+
+  deinit {
+    frames.deallocate()
   }
 
   @inline(never)

@@ -17,20 +17,26 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   ///
   /// - Complexity: O(*r*) in the runs: made when asked for (``runCount`` is O(1)).
   public var runs: [String] {
-    guard let firstRun else { return [] }
-    guard !laterRuns.isEmpty else { return [firstRun] }
-    return [firstRun] + laterRuns
+    guard runCount > 0 else { return [] }
+    guard let rest, !rest.laterRuns.isEmpty else { return [firstRun] }
+    return [firstRun] + rest.laterRuns
   }
 
   /// How many bodies ran in this step (`runs.count`).
   ///
   /// - Complexity: O(1).
-  public var runCount: Int { firstRun == nil ? 0 : 1 + laterRuns.count }
+  public let runCount: Int
 
-  /// The first run, kept inline, and the others: a step in which one body ran (a row action, say)
-  /// allocates no array. (Equality compares these, which is the same as comparing `runs`.)
-  private let firstRun: String?
-  private let laterRuns: [String]
+  /// The first run ("" when none ran), kept inline, and the others with the causes, kept apart
+  /// only when there are any: a step in which one body ran (a row action, say) allocates nothing,
+  /// and the caller that drops it releases two strings and a `nil` (each array and optional
+  /// string the step held cost the caller a release through its type's value witnesses).
+  private let firstRun: String
+  private let rest: RenderStepRest?
+
+  /// The runs after the first.
+  private var laterRuns: [String] { rest?.laterRuns ?? [] }
+
   /// For each run in `runs`, what dirtied it (see `Reaction.lastRunCauses`): empty unless the
   /// tracking records causes (`ReactionTracking(recordingCauses: true)`), and for first runs.
   public var causes: [[RunCause]] {
@@ -38,8 +44,8 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// `causes`, or nothing when no run has a cause (most steps): a step then keeps no array of
-  /// empty arrays. (Equality compares this, which is the same as comparing `causes`.)
-  private let recordedCauses: [[RunCause]]
+  /// empty arrays.
+  private var recordedCauses: [[RunCause]] { rest?.recordedCauses ?? [] }
 
   /// - Parameter causes: one entry per run, or fewer (the missing ones have no cause).
   internal init(name: String, runs: [String], causes: [[RunCause]] = []) {
@@ -52,14 +58,28 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   ///   - causes: one entry per run, or fewer (the missing ones have no cause).
   internal init(name: String, firstRun: String?, laterRuns: [String], causes: [[RunCause]] = []) {
     self.name = name
-    self.firstRun = firstRun
-    self.laterRuns = laterRuns
+    self.firstRun = firstRun ?? ""
     let runCount = firstRun == nil ? 0 : 1 + laterRuns.count
-    if causes.allSatisfy({ $0.isEmpty }) {
-      recordedCauses = []
-    } else {
-      recordedCauses = causes + Array(repeating: [], count: max(0, runCount - causes.count))
-    }
+    self.runCount = runCount
+    let recordedCauses =
+      causes.allSatisfy({ $0.isEmpty }) ? [] : causes + Array(repeating: [], count: max(0, runCount - causes.count))
+    rest =
+      laterRuns.isEmpty && recordedCauses.isEmpty
+      ? nil : RenderStepRest(laterRuns: laterRuns, recordedCauses: recordedCauses)
+  }
+
+  /// A step in which at most one body ran, without causes.
+  internal init(name: String, onlyRun: String?) {
+    self.name = name
+    firstRun = onlyRun ?? ""
+    runCount = onlyRun == nil ? 0 : 1
+    rest = nil
+  }
+
+  /// Steps are equal when their names, runs and causes are.
+  public static func == (lhs: RenderStep, rhs: RenderStep) -> Bool {
+    lhs.name == rhs.name && lhs.runCount == rhs.runCount && lhs.firstRun == rhs.firstRun
+      && lhs.laterRuns == rhs.laterRuns && lhs.recordedCauses == rhs.recordedCauses
   }
 
   /// What dirtied the runs of the nodes named `nodeName` in this step, each cause once, in the
@@ -76,7 +96,7 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   ///
   /// - Complexity: O(*r*) in the runs of the step.
   public func count(of nodeName: String) -> Int {
-    guard let firstRun else { return 0 }
+    guard runCount > 0 else { return 0 }
     return laterRuns.reduce(firstRun == nodeName ? 1 : 0) { total, name in name == nodeName ? total + 1 : total }
   }
 
@@ -91,7 +111,7 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
   /// or `"nothing ran"`. With causes recorded, each node's follow in parentheses:
   /// `"Row[3].body x1 (Row.count 0 -> 1)"`.
   public var description: String {
-    guard firstRun != nil else { return "nothing ran" }
+    guard runCount > 0 else { return "nothing ran" }
     var order: [String] = []
     var counts: [String: Int] = [:]
     for name in runs {
@@ -110,5 +130,16 @@ public struct RenderStep: Sendable, Equatable, CustomStringConvertible {
       let explained = causes.isEmpty ? "" : " (" + causes.map(\.description).joined(separator: ", ") + ")"
       return "\(name).body x\(counts[name]!)\(explained)"
     }.joined(separator: ", ")
+  }
+}
+
+/// The runs of a step after the first, and the causes of its runs (see `RenderStep`).
+private final class RenderStepRest: Sendable {
+  let laterRuns: [String]
+  let recordedCauses: [[RunCause]]
+
+  init(laterRuns: [String], recordedCauses: [[RunCause]]) {
+    self.laterRuns = laterRuns
+    self.recordedCauses = recordedCauses
   }
 }

@@ -279,4 +279,16 @@ internal enum ChildBody {
   /// A `forEach` child whose element is a class instance (never read again): the instance and
   /// the source that runs it. No object per child.
   case instance(AnyObject, InstanceRunner)
+
+  /// The instance and runner of an `.instance` body, unretained (the body holds them).
+  struct InstanceCall {
+    let element: Unmanaged<AnyObject>
+    let runner: Unmanaged<InstanceRunner>
+  }
+
+  /// The `.instance` case's instance and runner, unretained; `nil` for the other cases.
+  var instanceCall: InstanceCall? {
+    guard case .instance(let element, let runner) = self else { return nil }
+    return InstanceCall(element: .passUnretained(element), runner: .passUnretained(runner))
+  }
 }

@@ -27,22 +27,23 @@ public final class RenderContext {
 
   /// The name of the node whose body is running.
   @exclusivity(unchecked) public private(set) var name: String
-  // Unowned(unsafe): used only while the context is open, during a run of the node (checked
-  // first); a closed context kept for reuse never touches the node it last had.
-  @exclusivity(unchecked) private unowned(unsafe) var node: RenderNode
+  // Unmanaged: used only while the context is open, during a run of the node (checked first); a
+  // closed context kept for reuse never touches the node it last had. (Held `unowned(unsafe)`,
+  // each use still took a reference of its own.)
+  @exclusivity(unchecked) private var node: Unmanaged<RenderNode>
   @exclusivity(unchecked) private var declarations: [ChildDeclaration] = []
   @exclusivity(unchecked) private var isOpen = true
 
   internal init(node: RenderNode) {
     self.name = node.name
-    self.node = node
+    self.node = .passUnretained(node)
   }
 
   /// Opens a closed context for a run of `node` (a context nothing else references: see
   /// `RenderTree.makeContext(for:)`).
   internal func reopen(for node: RenderNode) {
     self.name = node.name
-    self.node = node
+    self.node = .passUnretained(node)
     isOpen = true
   }
 
@@ -55,7 +56,7 @@ public final class RenderContext {
   /// ```
   public func text(_ string: String) {
     checkOpen("text")
-    node.emit(string)
+    node._withUnsafeGuaranteedRef { $0.emit(string) }
   }
 
   /// Declares a child that receives `input` from this body.

@@ -16,7 +16,13 @@ internal final class RenderNode: RenderBody {
   unowned let tree: RenderTree
 
   /// What the next run calls: the latest body the parent declared.
-  @exclusivity(unchecked) private var body: ChildBody
+  @exclusivity(unchecked) private var body: ChildBody {
+    didSet { instanceCall = body.instanceCall }
+  }
+  /// The instance and runner of an `.instance` body, unretained (`body` holds them): a run calls
+  /// them as they are, where matching `body` would copy the case out (retaining both, and
+  /// releasing them after).
+  @exclusivity(unchecked) private var instanceCall: ChildBody.InstanceCall?
   /// Whether the element of a `forEach` body was read again for the coming run, outside the
   /// tracking's recording (see `prepareRun()`).
   @exclusivity(unchecked) private var isPrepared = false
@@ -46,6 +52,7 @@ internal final class RenderNode: RenderBody {
     self.key = key
     self.input = input
     self.body = body
+    self.instanceCall = body.instanceCall
     self.tree = tree
     self.creationOrder = tree.nextCreationOrder()
   }
@@ -101,16 +108,28 @@ internal final class RenderNode: RenderBody {
     runCount += 1
     let tree = self.tree  // one strong reference for the run (each use of the unowned one takes one)
     runningTree = tree
-    tree.bodyWillRun(name, causes: tree.asksCauses ? subscription?.lastRunCauses ?? [] : [])
+    if tree.asksCauses {
+      tree.bodyWillRun(name, causes: subscription?.lastRunCauses ?? [])
+    } else {
+      tree.bodyWillRun(name)
+    }
     output = nil
-    var context = tree.makeContext(for: self)
-    switch body {
-    case .closure(let body): body(context)
-    case .element(let body): body.run(context)
-    case .instance(let element, let runner): runner.run(element, context)
+    let context = tree.makeContext(for: self)
+    if let instanceCall {
+      // `body` holds both for the run: a parent replaces a child's body only while reconciling,
+      // never while the child's own body runs.
+      instanceCall.runner._withUnsafeGuaranteedRef { runner in
+        instanceCall.element._withUnsafeGuaranteedRef { runner.run($0, context) }
+      }
+    } else {
+      switch body {
+      case .closure(let body): body(context)
+      case .element(let body): body.run(context)
+      case .instance(let element, let runner): runner.run(element, context)
+      }
     }
     declarations = context.close()
-    tree.recycle(&context)
+    tree.recycle(context)
   }
 
   /// Whether `finishRun()` has children to reconcile (declared by the run, or kept from before):

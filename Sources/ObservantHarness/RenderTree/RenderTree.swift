@@ -205,15 +205,23 @@ public final class RenderTree {
 
   /// Keeps `context`, closed by the run that used it, for the next run, unless something else
   /// still references it (a body let it escape: it must stay closed, and say so if used).
-  internal func recycle(_ context: inout RenderContext) {
+  internal func recycle(_ context: consuming RenderContext) {
+    var context = context
     if isKnownUniquelyReferenced(&context) { spareContext = context }
   }
 
   /// Logs a body run as it starts, with what dirtied it if the tracking records causes.
-  internal func bodyWillRun(_ name: String, causes: [RunCause] = []) {
+  internal func bodyWillRun(_ name: String, causes: [RunCause]) {
     runningBodies += 1
     if openStep == nil { openStep = OpenStep(name: Self.betweenStepsName) }
     openStep!.append(name, causes: causes)
+  }
+
+  /// `bodyWillRun(_:causes:)` for a run without causes (no empty array passed and released).
+  internal func bodyWillRun(_ name: String) {
+    runningBodies += 1
+    if openStep == nil { openStep = OpenStep(name: Self.betweenStepsName) }
+    openStep!.append(name)
   }
 
   internal func bodyDidRun() {
@@ -272,31 +280,50 @@ internal struct RenderDiagnosticHandler: Sendable {
 /// The step being recorded.
 private struct OpenStep {
   let name: String
-  /// The first run, kept inline (a step in which one body runs allocates no array), and the others.
+  /// The first run, kept inline, and the later runs and causes, kept apart once there are any: a
+  /// step in which one body runs (a row action, say) allocates nothing, and finishing it destroys
+  /// no empty array (each costs a release through its type's value witnesses).
   var firstRun: String?
-  var laterRuns: [String] = []
-  /// The causes of the runs up to the last one that had any (most steps: none, and no array).
-  var causes: [[RunCause]] = []
+  var rest: Rest?
+
+  /// The runs after the first, and the causes of the runs up to the last one that had any (most
+  /// steps: none, and no array).
+  final class Rest {
+    var laterRuns: [String] = []
+    var causes: [[RunCause]] = []
+  }
 
   init(name: String) { self.name = name }
 
   mutating func append(_ run: String, causes runCauses: [RunCause]) {
-    if firstRun == nil {
-      firstRun = run
-    } else if laterRuns.isEmpty {
-      // The second run makes the array (an empty array grown by an append costs more).
-      laterRuns = [run]
-    } else {
-      laterRuns.append(run)
-    }
+    append(run)
     guard !runCauses.isEmpty else { return }
-    let runCount = 1 + laterRuns.count
-    causes.append(contentsOf: repeatElement([], count: runCount - 1 - causes.count))
-    causes.append(runCauses)
+    let rest = self.rest ?? Rest()
+    self.rest = rest
+    let runCount = 1 + rest.laterRuns.count
+    rest.causes.append(contentsOf: repeatElement([], count: runCount - 1 - rest.causes.count))
+    rest.causes.append(runCauses)
+  }
+
+  /// Appends a run that has no causes.
+  mutating func append(_ run: String) {
+    guard firstRun != nil else {
+      firstRun = run
+      return
+    }
+    if let rest {
+      rest.laterRuns.append(run)
+    } else {
+      let rest = Rest()
+      // The second run makes the array (an empty array grown by an append costs more).
+      rest.laterRuns = [run]
+      self.rest = rest
+    }
   }
 
   /// The step, its parts moved into it.
   consuming func finish() -> RenderStep {
-    RenderStep(name: name, firstRun: firstRun, laterRuns: laterRuns, causes: causes)
+    guard let rest else { return RenderStep(name: name, onlyRun: firstRun) }
+    return RenderStep(name: name, firstRun: firstRun, laterRuns: rest.laterRuns, causes: rest.causes)
   }
 }

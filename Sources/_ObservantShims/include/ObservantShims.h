@@ -140,6 +140,8 @@ extern _Thread_local uint64_t _observant_frame_depth OBSERVANT_TLS;
 /// Where the innermost frame's value is stored, as a place number (0 when not known or when the
 /// frame is not anchored to live state): the place of the writes made to its fields.
 extern _Thread_local uint64_t _observant_frame_place OBSERVANT_TLS;
+/// Whether the innermost frame is anchored to live state (1) or not (0; also when none is open).
+extern _Thread_local uint64_t _observant_frame_anchored OBSERVANT_TLS;
 
 OBSERVANT_INLINE void *_Nullable observant_frame_registrar(void) { return _observant_frame_registrar; }
 OBSERVANT_INLINE uint64_t observant_frame_expected(void) { return _observant_frame_expected; }
@@ -152,6 +154,8 @@ OBSERVANT_INLINE void observant_frame_set_expected(uint64_t expected) { _observa
 OBSERVANT_INLINE void observant_frame_set_depth(uint64_t depth) { _observant_frame_depth = depth; }
 OBSERVANT_INLINE uint64_t observant_frame_place(void) { return _observant_frame_place; }
 OBSERVANT_INLINE void observant_frame_set_place(uint64_t place) { _observant_frame_place = place; }
+OBSERVANT_INLINE uint64_t observant_frame_anchored(void) { return _observant_frame_anchored; }
+OBSERVANT_INLINE void observant_frame_set_anchored(uint64_t anchored) { _observant_frame_anchored = anchored; }
 
 // MARK: Barriers
 
