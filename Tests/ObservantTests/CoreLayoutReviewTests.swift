@@ -538,6 +538,71 @@ struct CoreLayoutReviewTests {
   }
 
   @Test(
+    "several objects one scope read go away on several threads at once (the observer's dependencies looked at by several threads) while another thread writes a field it read and another cancels it: exactly once"
+  )
+  func severalObjectsGoneAtOnce() {
+    let scopes = RandomTestBudget.underSanitizer(2_000, dividedBy: 4)
+    let kept = Bag()
+    let groups = (0..<3).map { _ in Transients() }
+    for group in groups { group.bags = (0..<scopes).map { _ in Bag() } }
+    let references = WeakReferences()
+    let released = Counter()
+    let records = (0..<scopes).map { _ in ScopeRecord() }
+    for index in 0..<scopes {
+      let record = records[index]
+      let transients = groups.map { $0.bags[index]! }
+      for transient in transients { references.add(transient) }
+      let marker = ReleaseMarker { released.increment() }
+      let read = {
+        // One field of each transient object, or many; one field of the kept object.
+        for (offset, transient) in transients.enumerated() {
+          for field in 0..<(index % 3 == 0 ? 1 : 2 + (index + offset) % 9) { transient.read(field) }
+        }
+        kept.read(index % Bag.fieldCount)
+        record.markRead()
+      }
+      if index % 2 == 0 {
+        withTracking(read) {
+          _ = marker
+          record.fired.increment()
+        }
+      } else {
+        record.observation =
+          withCancellableTracking(read) {
+            _ = marker
+            record.fired.increment()
+          }.observation
+      }
+      for transient in transients { references.add(transient.table) }
+    }
+    onThreads(5) { role in
+      switch role {
+      case 0, 1, 2:
+        for index in 0..<scopes { _ = groups[role].take(index) }
+      case 3:
+        for index in 0..<scopes { kept.write(index % Bag.fieldCount) }
+      default:
+        for index in stride(from: 1, to: scopes, by: 4) {
+          records[index].markCancelled()
+          records[index].observation?.cancel()
+        }
+      }
+    }
+    for (index, record) in records.enumerated() {
+      if record.isCancelled {
+        #expect(record.fired.value <= 1, "cancelled scope \(index) fired \(record.fired.value) times")
+      } else {
+        #expect(record.fired.value == 1, "scope \(index) fired \(record.fired.value) times")
+      }
+      #expect(record.observation?.isActive != true)
+    }
+    #expect(kept.registrar.observerEntryCount == 0)
+    #expect(released.value == scopes)
+    for record in records { record.observation = nil }
+    #expect(references.alive == 0, "\(references.alive) transient objects or tables alive")
+  }
+
+  @Test(
     "one object's fields observed, abandoned and observed again by several threads at once (the first slot freed and retaken under contention) while others write them and check the table"
   )
   func firstSlotUnderContention() throws {
