@@ -89,6 +89,22 @@ private final class ScopeRecord: @unchecked Sendable {
 
 private struct ReviewError: Error {}
 
+/// Two threads keeping in step: each says where it is and waits for the other to get there.
+private final class Turns: Sendable {
+  private let first = Atomic<Int>(0)
+  private let second = Atomic<Int>(0)
+
+  func reach(_ point: Int, _ role: Int) {
+    if role == 0 {
+      first.store(point, ordering: .releasing)
+      while second.load(ordering: .acquiring) < point {}
+    } else {
+      second.store(point, ordering: .releasing)
+      while first.load(ordering: .acquiring) < point {}
+    }
+  }
+}
+
 // MARK: Tests
 
 @Suite("Core layout review")
@@ -600,6 +616,63 @@ struct CoreLayoutReviewTests {
     #expect(released.value == scopes)
     for record in records { record.observation = nil }
     #expect(references.alive == 0, "\(references.alive) transient objects or tables alive")
+  }
+
+  @Test(
+    "a scope's last entry on an object unlinked (cancelled, or fired by a write to another object) on one thread while another releases the object: no crash, exactly once, nothing left"
+  )
+  func unlinkWhileOwnerGoes() {
+    // The unlinking thread, holding the object's table lock, publishes "no observers" on the
+    // object's registrar; the registrar must not be retained there: if the object's last
+    // reference goes meanwhile, the release would run the registrar's deinit on the unlinking
+    // thread, which takes the table's lock again (a recursive lock: a crash).
+    let count = RandomTestBudget.underSanitizer(20_000, dividedBy: 4)
+    for fires in [false, true] {
+      let kept = Bag()
+      let transients = Transients()
+      transients.bags = (0..<count).map { _ in Bag() }
+      let records = (0..<count).map { _ in ScopeRecord() }
+      for index in 0..<count {
+        let transient = transients.bags[index]!
+        let record = records[index]
+        record.observation =
+          withCancellableTracking {
+            if fires { kept.read(index % Bag.fieldCount) }
+            transient.read(0)
+          } onChange: {
+            record.fired.increment()
+          }.observation
+      }
+      // Both threads go through the scopes in the same order, in lockstep, 32 at a time.
+      let turns = Turns()
+      onThreads(2) { role in
+        for chunk in stride(from: 0, to: count, by: 32) {
+          turns.reach(chunk, role)
+          for index in chunk..<min(chunk + 32, count) {
+            if role == 0 {
+              _ = transients.take(index)
+            } else if fires {
+              kept.write(index % Bag.fieldCount)
+            } else {
+              records[index].markCancelled()
+              records[index].observation?.cancel()
+            }
+          }
+        }
+        turns.reach(count, role)
+      }
+      for (index, record) in records.enumerated() {
+        // Cancelled: fired only if the object went first; otherwise fired once, by the write or
+        // by the object going away.
+        if record.isCancelled {
+          #expect(record.fired.value <= 1, "scope \(index)")
+        } else {
+          #expect(record.fired.value == 1, "scope \(index) fired \(record.fired.value) times")
+        }
+        #expect(record.observation?.isActive == false)
+      }
+      #expect(kept.registrar.observerEntryCount == 0)
+    }
   }
 
   @Test(
