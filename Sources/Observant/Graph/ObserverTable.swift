@@ -22,7 +22,7 @@ internal class ObserverTable: @unchecked Sendable {
   // object has a table).
 
   /// The owning registrar's address: its identity (for access logs and in-place frames) for the
-  /// table's whole life, and the registrar itself (`owner`) while it is alive.
+  /// table's whole life, and the registrar itself (`withOwner(_:)`) while it is alive.
   private let ownerAddress: UnsafeMutableRawPointer
 
   /// Advanced (with a full barrier) every time a reader starts depending on a field's current
@@ -142,9 +142,16 @@ internal class ObserverTable: @unchecked Sendable {
   /// is never turned back into a reference).
   var ownerIdentity: ObjectIdentifier { unsafeBitCast(ownerAddress, to: ObjectIdentifier.self) }
 
-  /// Valid while the owner is alive: used only under the lock and only while `!isDead`, and the
-  /// owner's `deinit` sets `isDead` under the same lock.
-  private var owner: TrackingRegistrar { Unmanaged<TrackingRegistrar>.fromOpaque(ownerAddress).takeUnretainedValue() }
+  /// Calls `body` with the owner, unretained. Only under the lock and only while `!isDead`: the
+  /// owner's memory is valid then (its `deinit` sets `isDead` under the same lock before the
+  /// registrar is freed), but not necessarily its reference count: its last reference may go on
+  /// another thread at any moment, its `deinit` then waiting for this lock. A retain taken here
+  /// would make the matching release run that `deinit` on this thread, inside the lock it takes
+  /// again (a recursive lock: a crash); so the owner is never retained.
+  @inline(__always)
+  private func withOwner<Result>(_ body: (TrackingRegistrar) -> Result) -> Result {
+    Unmanaged<TrackingRegistrar>.fromOpaque(ownerAddress)._withUnsafeGuaranteedRef(body)
+  }
 
   /// The computed value whose registrar owns this table (a derived value; see
   /// `ComputedObserverTable`), `nil` for the tables of objects and values.
@@ -278,7 +285,7 @@ internal class ObserverTable: @unchecked Sendable {
     head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
     setHead(ofSlot: slot, to: reference)
     linkedCount += 1
-    if linkedCount == 1 { owner.publishHasObservers(true, table: self) }
+    if linkedCount == 1 { withOwner { $0.publishHasObservers(true, table: self) } }
     // After the publication: the reader's load of the value cannot move before this barrier.
     epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     if _internalChecksEnabled { checkAfterMutation(touched: dependency) }
@@ -333,7 +340,7 @@ internal class ObserverTable: @unchecked Sendable {
   /// Under the lock, after unlinking: publishes "no observers" if the last one went.
   @inline(__always)
   private func afterUnlinking(countBefore before: UInt32) {
-    if before > 0 && linkedCount == 0 && !isDeadStorage { owner.publishHasObservers(false, table: self) }
+    if before > 0 && linkedCount == 0 && !isDeadStorage { withOwner { $0.publishHasObservers(false, table: self) } }
     if _internalChecksEnabled { checkAfterMutation(touched: nil) }
   }
 
@@ -582,7 +589,7 @@ internal class ObserverTable: @unchecked Sendable {
       if linkedCount != 0 { _invariantViolated("a dead table holds \(linkedCount) dependencies") }
     } else {
       // The owner is alive while the table is not dead (its deinit marks it dead under this lock).
-      let published = owner.state.load(ordering: .relaxed)
+      let published = withOwner { $0.state.load(ordering: .relaxed) }
       if published & ~1 != UInt(bitPattern: ObjectIdentifier(self)) {
         _invariantViolated("the owner publishes another table")
       }
