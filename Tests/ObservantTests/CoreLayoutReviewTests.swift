@@ -970,6 +970,68 @@ struct CoreLayoutReviewTests {
     #expect(bag.registrar._writeTicket == 0)
   }
 
+  @Test(
+    "one object's fields from a large space (hundreds), observed, abandoned and observed again at random, a few kept throughout: each write fires exactly the scopes installed on its field, and the table holds its invariants after every step"
+  )
+  func manyFieldsComingAndGoing() throws {
+    let space = 300
+    let fields = (0..<space).map { InternalField(1_000 + $0, name: "n\($0)", owner: Bag.self) }
+    for seed in 0..<RandomTestBudget.scaled(12) {
+      var random = SplitMix64(state: UInt64(seed) &* 7_919 &+ 3)
+      let registrar = TrackingRegistrar()
+      var scopes: [(fields: Set<Int>, installed: Bool, counter: Counter, observation: TrackingObservation)] = []
+      var expectedFired: [Int] = []
+      func observe(_ read: [Int]) {
+        let counter = Counter()
+        let observation = withCancellableTracking {
+          for field in read { registrar.access(fields[field]) }
+        } onChange: {
+          counter.increment()
+        }.observation
+        scopes.append((Set(read), true, counter, observation))
+        expectedFired.append(0)
+      }
+      // Kept throughout: the first slot and a few others stay in use.
+      for field in [0, 1, 2, 3] { observe([field]) }
+      // Fields drawn mostly from a window that moves on (ever-new fields), sometimes from the
+      // whole space (fields coming back).
+      for step in 0..<1_500 {
+        let window = 4 + (step / 5) % (space - 24)
+        func field() -> Int { random.int(4) == 0 ? 4 + random.int(space - 4) : window + random.int(20) }
+        switch random.int(10) {
+        case 0..<5:
+          observe((0..<[1, 1, 2, 5][random.int(4)]).map { _ in field() })
+        case 5..<8:
+          // Cancels a recent scope (never one of the four kept).
+          guard scopes.count > 4 else { break }
+          let index = max(4, scopes.count - 1 - random.int(min(30, scopes.count - 4)))
+          scopes[index].observation.cancel()
+          scopes[index].installed = false
+        default:
+          let written = field()
+          registrar.notifyChange(of: fields[written])
+          for index in scopes.indices where scopes[index].installed && scopes[index].fields.contains(written) {
+            scopes[index].installed = false
+            expectedFired[index] = 1
+          }
+        }
+        let table = try #require(registrar.existingTable)
+        table._checkInvariants()
+        let installed = scopes.filter(\.installed).reduce(0) { $0 + $1.fields.count }
+        #expect(table.count == installed, "seed \(seed) step \(step)")
+      }
+      for (index, scope) in scopes.enumerated() {
+        #expect(scope.counter.value == expectedFired[index], "seed \(seed): scope \(index)")
+        #expect(scope.observation.isActive == scope.installed)
+      }
+      // Every field written: every scope still installed fires, once.
+      for field in 0..<space { registrar.notifyChange(of: fields[field]) }
+      #expect(scopes.allSatisfy { !$0.observation.isActive })
+      #expect(registrar.observerEntryCount == 0)
+      registrar.existingTable?._checkInvariants()
+    }
+  }
+
   // MARK: Memory
 
   @Test(

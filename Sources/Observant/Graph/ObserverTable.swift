@@ -10,9 +10,11 @@ import Synchronization
 ///
 /// Linking and unlinking a dependency is O(1): no hashing per edge, no allocation (the edge is the
 /// dependency itself). Finding a field's list is a look at the first slot, then a scan of a few
-/// more, or one hash lookup once the object has many observed fields. The slots after the first
-/// are never removed (an object has a bounded number of fields), so a linked dependency can keep
-/// its slot's index; the first slot is taken by the next new field once its list is empty.
+/// more, or one hash lookup once the object has many observed fields. Slots never move, so a
+/// linked dependency can keep its slot's index. A slot whose list is empty is taken by a new
+/// field: the first slot at once, the others once they outnumber twice those in use (an object's
+/// fields are not always bounded: every store ever scoped over copies of one state records an
+/// identity field of its own in the state's table, see `InternalField.numbered`).
 ///
 /// Sized for the common case, an object whose readers read one of its fields (a row's count): the
 /// table is one 64-byte heap block, with the first field's list inline. The lists of further
@@ -54,26 +56,61 @@ internal class ObserverTable: @unchecked Sendable {
 
   /// One field's list, in `Overflow`.
   private struct Slot {
-    let key: FieldKey
+    /// Changed only while the list is empty (the slot is taken by a new field).
+    var key: FieldKey
     /// The first dependency of the field's list, unretained (see `firstHeadAddress`).
     var headAddress: UnsafeMutableRawPointer?
 
     init(key: FieldKey) { self.key = key }
   }
 
-  /// The slots after the first (slot `n` is `slots[n - 1]`), in the order their fields were first
-  /// read, and their index once there are more than a scan should cover. Allocated once, the
-  /// first time a second field of the object is read while the first slot is taken.
+  /// The slots after the first (slot `n` is `slots[n - 1]`), and their index once there are more
+  /// than a scan should cover. Allocated once, the first time a second field of the object is
+  /// read while the first slot is taken.
   private final class Overflow {
     // Used only under the table's lock.
     @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
     @exclusivity(unchecked) var slotIndex = SlotIndex()
+    /// Positions of slots whose list was empty when the slots were last looked over (some may
+    /// have been filled again since), for new fields to take.
+    @exclusivity(unchecked) var emptySlots: ContiguousArray<Int32> = []
+    /// The number of slots at which a new field looks for empty slots before adding one: twice
+    /// the slots in use when they were last looked over (so the slots stay within twice the
+    /// most ever in use, and looking over them costs O(1) per new field, amortized).
+    @exclusivity(unchecked) var reuseAt = 16
+
+    /// An empty slot for the new field `key` (in no slot), if the slots are many enough that one
+    /// should be taken rather than a slot added; its position.
+    func takeEmptySlot(for key: FieldKey) -> Int? {
+      if emptySlots.isEmpty {
+        guard slots.count >= reuseAt else { return nil }
+        slots.withUnsafeBufferPointer { slots in
+          for position in slots.indices.reversed() where slots[position].headAddress == nil {
+            emptySlots.append(Int32(position))
+          }
+        }
+        reuseAt = max(16, 2 * (slots.count - emptySlots.count))
+      }
+      while let last = emptySlots.popLast() {
+        let position = Int(last)
+        // Filled again since (its field was read again): not free.
+        guard slots[position].headAddress == nil else { continue }
+        slots.withUnsafeMutableBufferPointer { $0[position].key = key }
+        // The index keeps the entry of the slot's previous field, which no lookup matches any
+        // more (it compares the slot's key), until the next rebuild drops it.
+        if !slotIndex.isEmpty { slotIndex.insert(slots, at: position, reusing: true) }
+        return position
+      }
+      return nil
+    }
   }
 
   /// Overflow slot positions by field key, once an object has more observed fields than a scan
   /// should cover: open addressing with linear probing over a power-of-two array, hashed by a
   /// multiply-shift of the key (cheaper than `Dictionary`'s SipHash, which dominated scopes that
-  /// read many fields of one object). Slots are never removed, so neither are entries.
+  /// read many fields of one object). Entries are never removed: a slot taken by a new field
+  /// leaves its previous field's entry, which matches nothing (a lookup compares the slot's key)
+  /// until a rebuild.
   private struct SlotIndex {
     /// Position in `Overflow.slots` + 1 per bucket; 0 is an empty bucket.
     private var buckets: ContiguousArray<Int32> = []
@@ -97,20 +134,23 @@ internal class ObserverTable: @unchecked Sendable {
       }
     }
 
-    /// Indexes every slot (the first time, or when the buckets fill up).
-    mutating func rebuild(_ slots: ContiguousArray<Slot>) {
+    /// Indexes every slot (the first time, or when the buckets fill up), with room for at least
+    /// `room` more entries.
+    mutating func rebuild(_ slots: ContiguousArray<Slot>, room: Int = 0) {
       var capacity = 32
-      while capacity < slots.count * 2 { capacity *= 2 }
+      while capacity < (slots.count + room) * 2 { capacity *= 2 }
       buckets = ContiguousArray(repeating: 0, count: capacity)
       shift = UInt32(64 - capacity.trailingZeroBitCount)
       used = 0
       for position in slots.indices { place(slots[position].key, position) }
     }
 
-    /// Indexes the slot just appended at `position`.
-    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int) {
+    /// Indexes the slot just appended at `position`, or (`reusing`) just taken by a new field.
+    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int, reusing: Bool = false) {
       if Int(used + 1) * 2 > buckets.count {
-        rebuild(slots)
+        // A slot taken again adds an entry without adding a slot: room for as many again, so
+        // that rebuilds stay O(1) per slot taken, amortized.
+        rebuild(slots, room: reusing ? slots.count : 0)
       } else {
         place(slots[position].key, position)
       }
@@ -219,13 +259,14 @@ internal class ObserverTable: @unchecked Sendable {
     }
   }
 
-  /// The slot of `key`, made if there is none: the first slot if it is free, else a new one at
-  /// the end.
+  /// The slot of `key`, made if there is none: the first slot if it is free, else an empty one
+  /// (once the slots are many, see `Overflow.takeEmptySlot(for:)`), else a new one at the end.
   private func slot(for key: FieldKey) -> Int {
     if let existing = existingSlot(for: key) { return existing }
     if firstHeadAddress == nil { return 0 }
     if overflowReference == nil { overflowReference = Unmanaged.passRetained(Overflow()) }
     return overflowReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { overflow in
+      if let position = overflow.takeEmptySlot(for: key) { return position + 1 }
       overflow.slots.append(Slot(key: key))
       let position = overflow.slots.count - 1
       if overflow.slots.count > Self.scanLimit {
@@ -571,6 +612,9 @@ internal class ObserverTable: @unchecked Sendable {
             _invariantViolated("a field has two slots")
           }
         }
+      }
+      if overflow.emptySlots.contains(where: { Int($0) >= overflow.slots.count }) {
+        _invariantViolated("an empty slot noted beyond the slots")
       }
       if !overflow.slotIndex.isEmpty {
         for index in overflow.slots.indices
