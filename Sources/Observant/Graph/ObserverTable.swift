@@ -10,9 +10,11 @@ import Synchronization
 ///
 /// Linking and unlinking a dependency is O(1): no hashing per edge, no allocation (the edge is the
 /// dependency itself). Finding a field's list is a look at the first slot, then a scan of a few
-/// more, or one hash lookup once the object has many observed fields. The slots after the first
-/// are never removed (an object has a bounded number of fields), so a linked dependency can keep
-/// its slot's index; the first slot is taken by the next new field once its list is empty.
+/// more, or one hash lookup once the object has many observed fields. Slots never move, so a
+/// linked dependency can keep its slot's index. A slot whose list is empty is taken by a new
+/// field: the first slot at once, the others once they outnumber twice those in use (an object's
+/// fields are not always bounded: every store ever scoped over copies of one state records an
+/// identity field of its own in the state's table, see `InternalField.numbered`).
 ///
 /// Sized for the common case, an object whose readers read one of its fields (a row's count): the
 /// table is one 64-byte heap block, with the first field's list inline. The lists of further
@@ -22,7 +24,7 @@ internal class ObserverTable: @unchecked Sendable {
   // object has a table).
 
   /// The owning registrar's address: its identity (for access logs and in-place frames) for the
-  /// table's whole life, and the registrar itself (`owner`) while it is alive.
+  /// table's whole life, and the registrar itself (`withOwner(_:)`) while it is alive.
   private let ownerAddress: UnsafeMutableRawPointer
 
   /// Advanced (with a full barrier) every time a reader starts depending on a field's current
@@ -54,26 +56,61 @@ internal class ObserverTable: @unchecked Sendable {
 
   /// One field's list, in `Overflow`.
   private struct Slot {
-    let key: FieldKey
+    /// Changed only while the list is empty (the slot is taken by a new field).
+    var key: FieldKey
     /// The first dependency of the field's list, unretained (see `firstHeadAddress`).
     var headAddress: UnsafeMutableRawPointer?
 
     init(key: FieldKey) { self.key = key }
   }
 
-  /// The slots after the first (slot `n` is `slots[n - 1]`), in the order their fields were first
-  /// read, and their index once there are more than a scan should cover. Allocated once, the
-  /// first time a second field of the object is read while the first slot is taken.
+  /// The slots after the first (slot `n` is `slots[n - 1]`), and their index once there are more
+  /// than a scan should cover. Allocated once, the first time a second field of the object is
+  /// read while the first slot is taken.
   private final class Overflow {
     // Used only under the table's lock.
     @exclusivity(unchecked) var slots: ContiguousArray<Slot> = []
     @exclusivity(unchecked) var slotIndex = SlotIndex()
+    /// Positions of slots whose list was empty when the slots were last looked over (some may
+    /// have been filled again since), for new fields to take.
+    @exclusivity(unchecked) var emptySlots: ContiguousArray<Int32> = []
+    /// The number of slots at which a new field looks for empty slots before adding one: twice
+    /// the slots in use when they were last looked over (so the slots stay within twice the
+    /// most ever in use, and looking over them costs O(1) per new field, amortized).
+    @exclusivity(unchecked) var reuseAt = 16
+
+    /// An empty slot for the new field `key` (in no slot), if the slots are many enough that one
+    /// should be taken rather than a slot added; its position.
+    func takeEmptySlot(for key: FieldKey) -> Int? {
+      if emptySlots.isEmpty {
+        guard slots.count >= reuseAt else { return nil }
+        slots.withUnsafeBufferPointer { slots in
+          for position in slots.indices.reversed() where slots[position].headAddress == nil {
+            emptySlots.append(Int32(position))
+          }
+        }
+        reuseAt = max(16, 2 * (slots.count - emptySlots.count))
+      }
+      while let last = emptySlots.popLast() {
+        let position = Int(last)
+        // Filled again since (its field was read again): not free.
+        guard slots[position].headAddress == nil else { continue }
+        slots.withUnsafeMutableBufferPointer { $0[position].key = key }
+        // The index keeps the entry of the slot's previous field, which no lookup matches any
+        // more (it compares the slot's key), until the next rebuild drops it.
+        if !slotIndex.isEmpty { slotIndex.insert(slots, at: position, reusing: true) }
+        return position
+      }
+      return nil
+    }
   }
 
   /// Overflow slot positions by field key, once an object has more observed fields than a scan
   /// should cover: open addressing with linear probing over a power-of-two array, hashed by a
   /// multiply-shift of the key (cheaper than `Dictionary`'s SipHash, which dominated scopes that
-  /// read many fields of one object). Slots are never removed, so neither are entries.
+  /// read many fields of one object). Entries are never removed: a slot taken by a new field
+  /// leaves its previous field's entry, which matches nothing (a lookup compares the slot's key)
+  /// until a rebuild.
   private struct SlotIndex {
     /// Position in `Overflow.slots` + 1 per bucket; 0 is an empty bucket.
     private var buckets: ContiguousArray<Int32> = []
@@ -97,20 +134,23 @@ internal class ObserverTable: @unchecked Sendable {
       }
     }
 
-    /// Indexes every slot (the first time, or when the buckets fill up).
-    mutating func rebuild(_ slots: ContiguousArray<Slot>) {
+    /// Indexes every slot (the first time, or when the buckets fill up), with room for at least
+    /// `room` more entries.
+    mutating func rebuild(_ slots: ContiguousArray<Slot>, room: Int = 0) {
       var capacity = 32
-      while capacity < slots.count * 2 { capacity *= 2 }
+      while capacity < (slots.count + room) * 2 { capacity *= 2 }
       buckets = ContiguousArray(repeating: 0, count: capacity)
       shift = UInt32(64 - capacity.trailingZeroBitCount)
       used = 0
       for position in slots.indices { place(slots[position].key, position) }
     }
 
-    /// Indexes the slot just appended at `position`.
-    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int) {
+    /// Indexes the slot just appended at `position`, or (`reusing`) just taken by a new field.
+    mutating func insert(_ slots: ContiguousArray<Slot>, at position: Int, reusing: Bool = false) {
       if Int(used + 1) * 2 > buckets.count {
-        rebuild(slots)
+        // A slot taken again adds an entry without adding a slot: room for as many again, so
+        // that rebuilds stay O(1) per slot taken, amortized.
+        rebuild(slots, room: reusing ? slots.count : 0)
       } else {
         place(slots[position].key, position)
       }
@@ -142,9 +182,16 @@ internal class ObserverTable: @unchecked Sendable {
   /// is never turned back into a reference).
   var ownerIdentity: ObjectIdentifier { unsafeBitCast(ownerAddress, to: ObjectIdentifier.self) }
 
-  /// Valid while the owner is alive: used only under the lock and only while `!isDead`, and the
-  /// owner's `deinit` sets `isDead` under the same lock.
-  private var owner: TrackingRegistrar { Unmanaged<TrackingRegistrar>.fromOpaque(ownerAddress).takeUnretainedValue() }
+  /// Calls `body` with the owner, unretained. Only under the lock and only while `!isDead`: the
+  /// owner's memory is valid then (its `deinit` sets `isDead` under the same lock before the
+  /// registrar is freed), but not necessarily its reference count: its last reference may go on
+  /// another thread at any moment, its `deinit` then waiting for this lock. A retain taken here
+  /// would make the matching release run that `deinit` on this thread, inside the lock it takes
+  /// again (a recursive lock: a crash); so the owner is never retained.
+  @inline(__always)
+  private func withOwner<Result>(_ body: (TrackingRegistrar) -> Result) -> Result {
+    Unmanaged<TrackingRegistrar>.fromOpaque(ownerAddress)._withUnsafeGuaranteedRef(body)
+  }
 
   /// The computed value whose registrar owns this table (a derived value; see
   /// `ComputedObserverTable`), `nil` for the tables of objects and values.
@@ -212,13 +259,14 @@ internal class ObserverTable: @unchecked Sendable {
     }
   }
 
-  /// The slot of `key`, made if there is none: the first slot if it is free, else a new one at
-  /// the end.
+  /// The slot of `key`, made if there is none: the first slot if it is free, else an empty one
+  /// (once the slots are many, see `Overflow.takeEmptySlot(for:)`), else a new one at the end.
   private func slot(for key: FieldKey) -> Int {
     if let existing = existingSlot(for: key) { return existing }
     if firstHeadAddress == nil { return 0 }
     if overflowReference == nil { overflowReference = Unmanaged.passRetained(Overflow()) }
     return overflowReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { overflow in
+      if let position = overflow.takeEmptySlot(for: key) { return position + 1 }
       overflow.slots.append(Slot(key: key))
       let position = overflow.slots.count - 1
       if overflow.slots.count > Self.scanLimit {
@@ -278,7 +326,7 @@ internal class ObserverTable: @unchecked Sendable {
     head?._withUnsafeGuaranteedRef { $0.previousReference = reference }
     setHead(ofSlot: slot, to: reference)
     linkedCount += 1
-    if linkedCount == 1 { owner.publishHasObservers(true, table: self) }
+    if linkedCount == 1 { withOwner { $0.publishHasObservers(true, table: self) } }
     // After the publication: the reader's load of the value cannot move before this barrier.
     epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
     if _internalChecksEnabled { checkAfterMutation(touched: dependency) }
@@ -333,7 +381,7 @@ internal class ObserverTable: @unchecked Sendable {
   /// Under the lock, after unlinking: publishes "no observers" if the last one went.
   @inline(__always)
   private func afterUnlinking(countBefore before: UInt32) {
-    if before > 0 && linkedCount == 0 && !isDeadStorage { owner.publishHasObservers(false, table: self) }
+    if before > 0 && linkedCount == 0 && !isDeadStorage { withOwner { $0.publishHasObservers(false, table: self) } }
     if _internalChecksEnabled { checkAfterMutation(touched: nil) }
   }
 
@@ -565,6 +613,9 @@ internal class ObserverTable: @unchecked Sendable {
           }
         }
       }
+      if overflow.emptySlots.contains(where: { Int($0) >= overflow.slots.count }) {
+        _invariantViolated("an empty slot noted beyond the slots")
+      }
       if !overflow.slotIndex.isEmpty {
         for index in overflow.slots.indices
         where overflow.slotIndex.find(overflow.slots[index].key, in: overflow.slots) != index {
@@ -582,7 +633,7 @@ internal class ObserverTable: @unchecked Sendable {
       if linkedCount != 0 { _invariantViolated("a dead table holds \(linkedCount) dependencies") }
     } else {
       // The owner is alive while the table is not dead (its deinit marks it dead under this lock).
-      let published = owner.state.load(ordering: .relaxed)
+      let published = withOwner { $0.state.load(ordering: .relaxed) }
       if published & ~1 != UInt(bitPattern: ObjectIdentifier(self)) {
         _invariantViolated("the owner publishes another table")
       }
