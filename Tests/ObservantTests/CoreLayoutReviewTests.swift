@@ -257,7 +257,11 @@ struct CoreLayoutReviewTests {
         var scopes: [(field: Int, counter: Counter, observation: TrackingObservation)] = []
         func observe(_ field: Int) {
           let counter = Counter()
-          let observation = withCancellableTracking { bag.read(field) } onChange: { counter.increment() }.observation
+          let observation = withCancellableTracking {
+            bag.read(field)
+          } onChange: {
+            counter.increment()
+          }.observation
           scopes.append((field, counter, observation))
         }
         for field in order { observe(field) }
@@ -449,7 +453,9 @@ struct CoreLayoutReviewTests {
       }
       #expect(record.observation?.isActive != true)
     }
-    #expect(world.released.value == records.count, "seed \(seed): closures released \(world.released.value) of \(records.count)")
+    #expect(
+      world.released.value == records.count,
+      "seed \(seed): closures released \(world.released.value) of \(records.count)")
     // Handles keep their dependencies (and so the tables): dropped, everything goes.
     for record in records { record.observation = nil }
     world.cancellable.withLock { $0.removeAll() }
@@ -868,15 +874,17 @@ struct CoreLayoutReviewTests {
           }
           #expect(throws: ReviewError.self) {
             if cancellable {
-              _ = try withCancellableTracking({
-                for field in 0..<fieldCount { bag.read(field) }
-                throw ReviewError()
-              }, onChange: onChange)
+              _ = try withCancellableTracking(
+                {
+                  for field in 0..<fieldCount { bag.read(field) }
+                  throw ReviewError()
+                }, onChange: onChange)
             } else {
-              try withTracking({
-                for field in 0..<fieldCount { bag.read(field) }
-                throw ReviewError()
-              }, onChange: onChange)
+              try withTracking(
+                {
+                  for field in 0..<fieldCount { bag.read(field) }
+                  throw ReviewError()
+                }, onChange: onChange)
             }
           }
         }
@@ -893,10 +901,16 @@ struct CoreLayoutReviewTests {
     let released = Counter()
     do {
       let marker = ReleaseMarker { released.increment() }
-      let (_, observation) = withCancellableTracking {} onChange: { _ = marker }
+      let (_, observation) = withCancellableTracking {
+      } onChange: {
+        _ = marker
+      }
       #expect(!observation.isActive)
       #expect(observation.accesses.isEmpty)
-      withTracking {} onChange: { _ = marker }
+      withTracking {
+      } onChange: {
+        _ = marker
+      }
     }
     #expect(released.value == 1)
   }
@@ -924,16 +938,20 @@ struct CoreLayoutReviewTests {
     }
   }
 
-  @Test("withCancellableTracking keeps what it read after firing and after cancelling, and the handle alone keeps nothing installed")
+  @Test(
+    "withCancellableTracking keeps what it read after firing and after cancelling, and the handle alone keeps nothing installed"
+  )
   func cancellableKeepsDependencies() {
     for fieldCount in [1, 3, 12] {
       let bag = Bag()
       let (_, fired) = withCancellableTracking {
         for field in 0..<fieldCount { bag.read(field) }
-      } onChange: {}
+      } onChange: {
+      }
       let (_, cancelled) = withCancellableTracking {
         for field in 0..<fieldCount { bag.read(field) }
-      } onChange: {}
+      } onChange: {
+      }
       #expect(bag.registrar.observerEntryCount == 2 * fieldCount)
       cancelled.cancel()
       cancelled.cancel()
@@ -953,7 +971,10 @@ struct CoreLayoutReviewTests {
   )
   func epochWraps() throws {
     let bag = Bag()
-    let (_, first) = withCancellableTracking { bag.read(0) } onChange: {}
+    let (_, first) = withCancellableTracking {
+      bag.read(0)
+    } onChange: {
+    }
     let table = try #require(bag.table)
     for start in [UInt32.max - 1, UInt32.max, 0] {
       table.epoch.store(start, ordering: .relaxed)
@@ -961,7 +982,10 @@ struct CoreLayoutReviewTests {
       #expect(ticket != 0 && ticket == UInt64(start) | 1 << 32)
       #expect(!bag.registrar._readersMayHaveMissed(since: ticket))
       // A new reader (a link) moves the epoch, across the wrap for the first two starts.
-      let (_, second) = withCancellableTracking { bag.read(1) } onChange: {}
+      let (_, second) = withCancellableTracking {
+        bag.read(1)
+      } onChange: {
+      }
       #expect(bag.registrar._readersMayHaveMissed(since: ticket))
       #expect(bag.registrar._writeTicket != 0)
       second.cancel()
@@ -1041,19 +1065,25 @@ struct CoreLayoutReviewTests {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
       let bag = Bag()
       // The first slot stays taken: every new field goes to the slots after it.
-      let (_, kept) = withCancellableTracking { bag.read(0) } onChange: {}
+      let (_, kept) = withCancellableTracking {
+        bag.read(0)
+      } onChange: {
+      }
       let identity = InternalField(0, name: "state", owner: Bag.self)
       var report = measureHeapGrowth(warmup: 2_000, cycles: RandomTestBudget.underSanitizer(40_000)) { step in
         let (_, observation) = withCancellableTracking {
           bag.registrar.access(identity.numbered(100 + step))
-        } onChange: {}
+        } onChange: {
+        }
         observation.cancel()
       }
       report["entries"] = bag.registrar.observerEntryCount
       kept.cancel()
       report.print()
     }
-    for problem in heapGrowthProblems(output: result?.standardOutputContent, bytesPerCycle: 4, expecting: ["entries": 1]) {
+    for problem in heapGrowthProblems(
+      output: result?.standardOutputContent, bytesPerCycle: 4, expecting: ["entries": 1])
+    {
       Issue.record(Comment(rawValue: problem))
     }
   }
