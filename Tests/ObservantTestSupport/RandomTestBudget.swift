@@ -3,8 +3,10 @@ import Foundation
 /// How much of their full search the randomized tests run: all of it in the plain debug build
 /// (`swift test`, where they are meant to search), a quarter in the optimized build with internal
 /// invariant checks (every write then checks the whole transaction), a sixteenth under a sanitizer
-/// (each of those is about ten times slower again). CI runs all three builds; the fixed seeds keep
-/// every run reproducible.
+/// (each of those is about ten times slower again). CI runs the plain debug build and two sanitized
+/// ones (the thread sanitizer in an optimized build, the address sanitizer in a debug build);
+/// `Scripts/fuzz` runs the optimized build with internal checks. The fixed seeds keep every run
+/// reproducible.
 public enum RandomTestBudget {
   /// What a budget of `full` repetitions comes to in this build (at least 1).
   public static func scaled(_ full: Int) -> Int {
