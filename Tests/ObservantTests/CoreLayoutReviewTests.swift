@@ -85,6 +85,36 @@ private final class ScopeRecord: @unchecked Sendable {
   func markCancelled() { cancelledFlag.store(true, ordering: .relaxed) }
   /// Set once, by the thread that made the scope, before anyone else sees the record.
   var observation: TrackingObservation?
+
+  /// Installs a scope that reads with `read`: a one-shot `withTracking`, or a cancellable one (its
+  /// handle kept in `observation`). Its onChange counts in `fired` and keeps `marker`, which goes
+  /// when the scope lets go of its closure.
+  func install(cancellable: Bool, marker: ReleaseMarker, read: () -> Void) {
+    if !cancellable {
+      withTracking(read) {
+        _ = marker
+        self.fired.increment()
+      }
+    } else {
+      observation =
+        withCancellableTracking(read) {
+          _ = marker
+          self.fired.increment()
+        }.observation
+    }
+  }
+
+  /// Expects the scope to have fired exactly once (at most once if it was cancelled) and to be
+  /// active no more.
+  func expectFiredOnce(_ label: String, _ index: Int) {
+    let fired = fired.value
+    if isCancelled {
+      #expect(fired <= 1, "\(label)cancelled scope \(index) fired \(fired) times")
+    } else {
+      #expect(fired == 1, "\(label)scope \(index) fired \(fired) times")
+    }
+    #expect(observation?.isActive != true)
+  }
 }
 
 private struct ReviewError: Error {}
@@ -398,19 +428,9 @@ struct CoreLayoutReviewTests {
               record.markRead()
             }
           }
-          if random.int(2) == 0 {
-            withTracking(read) {
-              _ = marker
-              record.fired.increment()
-            }
-          } else {
-            record.observation =
-              withCancellableTracking(read) {
-                _ = marker
-                record.fired.increment()
-              }.observation
-            world.cancellable.withLock { $0.append(record) }
-          }
+          let cancellable = random.int(2) != 0
+          record.install(cancellable: cancellable, marker: marker, read: read)
+          if cancellable { world.cancellable.withLock { $0.append(record) } }
           mine.append(record)
         case 9..<14:
           if random.int(3) == 0 {
@@ -444,14 +464,8 @@ struct CoreLayoutReviewTests {
 
     let records = world.records.withLock { $0 }
     for (index, record) in records.enumerated() {
-      let fired = record.fired.value
       #expect(record.hasRead)
-      if record.isCancelled {
-        #expect(fired <= 1, "seed \(seed): cancelled scope \(index) fired \(fired) times")
-      } else {
-        #expect(fired == 1, "seed \(seed): scope \(index) fired \(fired) times")
-      }
-      #expect(record.observation?.isActive != true)
+      record.expectFiredOnce("seed \(seed): ", index)
     }
     #expect(
       world.released.value == records.count,
@@ -505,18 +519,7 @@ struct CoreLayoutReviewTests {
         }
         record.markRead()
       }
-      if index % 2 == 0 {
-        withTracking(read) {
-          _ = marker
-          record.fired.increment()
-        }
-      } else {
-        record.observation =
-          withCancellableTracking(read) {
-            _ = marker
-            record.fired.increment()
-          }.observation
-      }
+      record.install(cancellable: index % 2 == 1, marker: marker, read: read)
       references.add(transient.table)
     }
     onThreads(3) { role in
@@ -543,15 +546,7 @@ struct CoreLayoutReviewTests {
         }
       }
     }
-    for (index, record) in records.enumerated() {
-      let fired = record.fired.value
-      if record.isCancelled {
-        #expect(fired <= 1, "shape \(shape): cancelled scope \(index) fired \(fired) times")
-      } else {
-        #expect(fired == 1, "shape \(shape): scope \(index) fired \(fired) times")
-      }
-      #expect(record.observation?.isActive != true)
-    }
+    for (index, record) in records.enumerated() { record.expectFiredOnce("shape \(shape): ", index) }
     #expect(kept.registrar.observerEntryCount == 0, "shape \(shape)")
     if let table = kept.table { table._checkInvariants() }
     #expect(released.value == scopes, "shape \(shape): closures released \(released.value) of \(scopes)")
@@ -583,18 +578,7 @@ struct CoreLayoutReviewTests {
         kept.read(index % Bag.fieldCount)
         record.markRead()
       }
-      if index % 2 == 0 {
-        withTracking(read) {
-          _ = marker
-          record.fired.increment()
-        }
-      } else {
-        record.observation =
-          withCancellableTracking(read) {
-            _ = marker
-            record.fired.increment()
-          }.observation
-      }
+      record.install(cancellable: index % 2 == 1, marker: marker, read: read)
       for transient in transients { references.add(transient.table) }
     }
     onThreads(5) { role in
@@ -610,14 +594,7 @@ struct CoreLayoutReviewTests {
         }
       }
     }
-    for (index, record) in records.enumerated() {
-      if record.isCancelled {
-        #expect(record.fired.value <= 1, "cancelled scope \(index) fired \(record.fired.value) times")
-      } else {
-        #expect(record.fired.value == 1, "scope \(index) fired \(record.fired.value) times")
-      }
-      #expect(record.observation?.isActive != true)
-    }
+    for (index, record) in records.enumerated() { record.expectFiredOnce("", index) }
     #expect(kept.registrar.observerEntryCount == 0)
     #expect(released.value == scopes)
     for record in records { record.observation = nil }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Observant
 import ObservantTestSupport
 import Synchronization
@@ -334,24 +335,31 @@ struct Hunt5EdgeTests {
     let inBody = Atomic(0)
     let overlaps = Atomic(0)
     let last = H5Box<[Int]>([])
+    // The values are read and written under a lock (a field's storage is not atomic: without it,
+    // the test itself would race). Each write's transaction ends outside the lock, so the
+    // reaction (which runs where its transaction ends) takes the lock itself.
+    let values = NSLock()
     let r = await Task.detached {
       Reaction("concurrent", ownedByParent: false) {
         if inBody.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
           overlaps.add(1, ordering: .relaxed)
         }
-        last.value = [m.a, m.b, m.c]
+        last.value = values.withLock { [m.a, m.b, m.c] }
         inBody.subtract(1, ordering: .sequentiallyConsistent)
       }
     }.value
     DispatchQueue.concurrentPerform(iterations: 4) { t in
       for i in 1...500 {
-        switch t {
-        case 0: m.a = i
-        case 1: m.b = i
-        case 2: m.c = i
-        default:
-          transaction {
-            m.a = i; m.b = i
+        transaction {
+          values.withLock {
+            switch t {
+            case 0: m.a = i
+            case 1: m.b = i
+            case 2: m.c = i
+            default:
+              m.a = i
+              m.b = i
+            }
           }
         }
       }

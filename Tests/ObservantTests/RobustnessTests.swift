@@ -270,17 +270,20 @@ struct RobustnessTests {
     // task waited for the other behind the rest of the suite, took half the machine for minutes
     // in sanitizer runs.
     let done = Atomic<Bool>(false)
+    // The value is read and written under a lock (a field's storage is not atomic: without it, the
+    // test itself would race); scopes are installed while the writes are announced all the same.
+    let value = NSLock()
     let writer = haThread {
       var step = 0
       while !done.load(ordering: .acquiring) {
         step += 1
-        profile.count = step
+        value.withLock { profile.count = step }
       }
     }
     for _ in 0..<rounds {
       let fired = Counter()
       let seen = withTracking {
-        profile.count
+        value.withLock { profile.count }
       } onChange: {
         fired.increment()
       }
@@ -288,7 +291,7 @@ struct RobustnessTests {
       // Until the writer has written again (bounded by time, not by a number of spins: on a
       // loaded machine the writer may wait long for a core).
       let deadline = ContinuousClock.now + .seconds(2)
-      while profile.count == seen && ContinuousClock.now < deadline {}
+      while value.withLock({ profile.count }) == seen && ContinuousClock.now < deadline {}
     }
     done.store(true, ordering: .releasing)
     writer.wait()

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Observant
 import Synchronization
 import ObservantTestSupport
@@ -196,13 +197,19 @@ struct TrackingTests {
     let rounds = 2000
     let fired = (0..<rounds).map { _ in Counter() }
     let done = Atomic<Bool>(false)
+    // The values are read and written under a lock (a field's storage is not atomic: without it,
+    // the test itself would race); the scopes are installed, and the writes announced to them,
+    // concurrently all the same.
+    let values = NSLock()
     DispatchQueue.concurrentPerform(iterations: 3) { thread in
       switch thread {
       case 0:
         for index in 0..<rounds {
           withTracking {
-            _ = profile.count
-            _ = profile.other
+            values.withLock {
+              _ = profile.count
+              _ = profile.other
+            }
           } onChange: {
             fired[index].increment()
           }
@@ -210,12 +217,18 @@ struct TrackingTests {
         done.store(true, ordering: .releasing)
       case 1:
         var value = 0
-        while !done.load(ordering: .acquiring) { value += 1; profile.count = value }
-        profile.count = -1
+        while !done.load(ordering: .acquiring) {
+          value += 1
+          values.withLock { profile.count = value }
+        }
+        values.withLock { profile.count = -1 }
       default:
         var value = 0
-        while !done.load(ordering: .acquiring) { value += 1; profile.other = value }
-        profile.other = -1
+        while !done.load(ordering: .acquiring) {
+          value += 1
+          values.withLock { profile.other = value }
+        }
+        values.withLock { profile.other = -1 }
       }
     }
     #expect(fired.allSatisfy { $0.value == 1 })

@@ -119,9 +119,17 @@ public final class TrackingRegistrar: Sendable {
   }
 
   /// The epoch of the table at `word` as a ticket: never 0.
+  ///
+  /// The table is loaded again, with acquiring order: the caller's relaxed load found its address,
+  /// but only an acquiring load orders the table's initialization (published by `install`'s
+  /// compare-exchange) before the reads of its fields in the memory model. (A load through the
+  /// address depends on it, which orders it on the processors Swift runs on; the thread sanitizer
+  /// checks the model.) A registrar's table never changes once installed, so it is `word`'s.
   @usableFromInline
   internal func _epoch(ofTableAt word: UInt) -> UInt64 {
-    let epoch = Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: word & ~1)!).takeUnretainedValue()
+    let table = state.load(ordering: .acquiring) & ~1
+    if _internalChecksEnabled, table != word & ~1 { _invariantViolated("a registrar's observer table changed") }
+    let epoch = Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: table)!).takeUnretainedValue()
       .epoch.load(ordering: .relaxed)
     return UInt64(epoch) | 1 << 32
   }
