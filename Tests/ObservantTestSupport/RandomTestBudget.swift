@@ -4,7 +4,8 @@ import Foundation
 /// (`swift test`, where they are meant to search), a quarter in the optimized build with internal
 /// invariant checks (every write then checks the whole transaction), a sixteenth under a sanitizer
 /// (each of those is about ten times slower again). CI runs the plain debug build and two sanitized
-/// ones (the thread sanitizer in an optimized build, the address sanitizer in a debug build);
+/// ones (the thread sanitizer in an optimized build, the address sanitizer in a debug build when
+/// it fits in CI's time);
 /// `Scripts/fuzz` runs the optimized build with internal checks. The fixed seeds keep every run
 /// reproducible.
 public enum RandomTestBudget {
