@@ -284,16 +284,15 @@ internal func _identifiedArrayTokens<Value>(at value: UnsafePointer<Value>) -> (
 /// that arrived in it (see `_StateContainer._compareTokens`), when any state in them has readers.
 @usableFromInline
 internal struct _Reconciling: _StateVisitor {
-  /// How many states were visited. Also gives the visitor a size: a variable of an empty type has
-  /// no storage of its own, and optimized code hands one shared address to every `inout` access
-  /// of it, which the thread sanitizer reports as two threads modifying one variable.
-  @usableFromInline var visited = 0
+  /// Never read: gives the visitor storage. A variable of an empty type has none of its own, and
+  /// optimized code hands one shared address to every `inout` access of it, which the thread
+  /// sanitizer reports as two threads modifying one variable.
+  @usableFromInline var _storage: UInt8 = 0
 
   @inlinable init() {}
 
   @usableFromInline
   mutating func visit<State: ObservableState>(_ state: State) {
-    visited += 1
     _reconcileArrival(state)
   }
 }

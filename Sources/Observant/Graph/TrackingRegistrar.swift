@@ -115,23 +115,20 @@ public final class TrackingRegistrar: Sendable {
   internal var _writeTicket: UInt64 {
     let word = observant_load_word_relaxed(_stateAddress)
     guard word & 1 != 0 else { return 0 }
-    return _epoch(ofTableAt: word)
+    return _epochTicket
   }
 
-  /// The epoch of the table at `word` as a ticket: never 0.
+  /// The epoch of the observer table as a ticket: never 0. Asked only once a load of `state` saw
+  /// observers, so the table exists.
   ///
-  /// The table is loaded again, with acquiring order: the caller's relaxed load found its address,
-  /// but only an acquiring load orders the table's initialization (published by `install`'s
-  /// compare-exchange) before the reads of its fields in the memory model. (A load through the
-  /// address depends on it, which orders it on the processors Swift runs on; the thread sanitizer
-  /// checks the model.) A registrar's table never changes once installed, so it is `word`'s.
+  /// The table is loaded again, through `existingTable`, with acquiring order: the caller's
+  /// relaxed load found its address, but only an acquiring load orders the table's initialization
+  /// (published by `install`'s compare-exchange) before the reads of its fields in the memory
+  /// model. (A load through the address depends on it, which orders it on the processors Swift
+  /// runs on; the thread sanitizer checks the model.)
   @usableFromInline
-  internal func _epoch(ofTableAt word: UInt) -> UInt64 {
-    let table = state.load(ordering: .acquiring) & ~1
-    if _internalChecksEnabled, table != word & ~1 { _invariantViolated("a registrar's observer table changed") }
-    let epoch = Unmanaged<ObserverTable>.fromOpaque(UnsafeRawPointer(bitPattern: table)!).takeUnretainedValue()
-      .epoch.load(ordering: .relaxed)
-    return UInt64(epoch) | 1 << 32
+  internal var _epochTicket: UInt64 {
+    UInt64(existingTable!.epoch.load(ordering: .relaxed)) | 1 << 32
   }
 
   /// Called after the value is stored: whether a reader may have started depending on a field of
@@ -144,7 +141,7 @@ public final class TrackingRegistrar: Sendable {
     // A full barrier between the caller's store and this load (see `observant_full_barrier`).
     let word = observant_full_barrier_load_word(_stateAddress)
     guard word & 1 != 0 else { return false }
-    return ticket == 0 || _epoch(ofTableAt: word) != ticket
+    return ticket == 0 || _epochTicket != ticket
   }
 }
 
