@@ -1035,12 +1035,20 @@ struct AppleParityBridgeTests {
     guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
     await ObservationBridge.withBridgeForTesting {
       let model = ABValueModel()
-      var iterator = Observations { "\(model.name):\(model.value)" }.makeAsyncIterator()
+      // The fields are read and written under a lock (a field's storage is not atomic: the
+      // closure runs on another thread than the writing task, and the first write wakes it while
+      // the task writes the second). The task holds the lock across its two writes, as one turn
+      // of an actor would make them: they are still two transactions, each reported, and what
+      // the reports run (they wake the iteration) takes no lock.
+      let values = NSLock()
+      var iterator = Observations { values.withLock { "\(model.name):\(model.value)" } }.makeAsyncIterator()
       #expect(await iterator.next() == "test:0")
       Task {
         await Task.yield()
-        model.name = "updated"
-        model.value = 100
+        values.withLock {
+          model.name = "updated"
+          model.value = 100
+        }
       }
       #expect(await iterator.next() == "updated:100")
     }
@@ -1091,7 +1099,10 @@ struct AppleParityBridgeTests {
     guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
     await ObservationBridge.withBridgeForTesting {
       let model = ABValueModel()
-      let observations = Observations { model.value }
+      // The value is read and written under a lock (a field's storage is not atomic: the loops'
+      // closures run on other threads than the writes). See the writes below.
+      let values = NSLock()
+      let observations = Observations { values.withLock { model.value } }
       let ready = AsyncStream<Void>.makeStream()
       func loop() -> Task<[Int], Never> {
         Task {
@@ -1110,9 +1121,16 @@ struct AppleParityBridgeTests {
       var wait = ready.stream.makeAsyncIterator()
       await wait.next()
       await wait.next()
-      model.value = 100
-      await Task.yield()
-      model.value = 200
+      // Both writes under one hold of the lock, as one turn of an actor would make them: the
+      // loops the first write wakes read the last value once the lock is free. (A second write
+      // made while a loop, having read under the lock, installs its observers on its own thread
+      // would not be reported to it: ObservationBridge, "A write racing with
+      // withObservationTracking"; that loop would wait for 200 forever.) Two transactions, each
+      // reported; what the reports run (they wake the loops) takes no lock.
+      values.withLock {
+        model.value = 100
+        model.value = 200
+      }
       let (a, b) = await (first.value, second.value)
       #expect(a.first == 0 && a.last == 200, "\(a)")
       #expect(b.first == 0 && b.last == 200, "\(b)")
@@ -1146,11 +1164,21 @@ struct AppleParityBridgeTests {
     guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
     await ObservationBridge.withBridgeForTesting {
       let model = ABValueModel()
-      var iterator = Observations { model.value }.makeAsyncIterator()
+      // The value is read and written under a lock (a field's storage is not atomic: the closure
+      // runs on another thread than the writing task, and the first write wakes it while the
+      // task writes the others). The task holds the lock across its writes, as one turn of an
+      // actor would make them (a write made while the closure's observers are being installed,
+      // after its read, would not be reported: ObservationBridge, "A write racing with
+      // withObservationTracking"). Five transactions, each reported; what the reports run (they
+      // wake the iteration) takes no lock.
+      let values = NSLock()
+      var iterator = Observations { values.withLock { model.value } }.makeAsyncIterator()
       #expect(await iterator.next() == 0)
       Task {
         await Task.yield()
-        for i in 1...5 { model.value = i }
+        values.withLock {
+          for i in 1...5 { model.value = i }
+        }
       }
       var last = await iterator.next()
       while last != 5, let next = await iterator.next() { last = next }

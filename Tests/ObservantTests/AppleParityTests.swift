@@ -1148,9 +1148,13 @@ struct AppleParityTests {
   func valuesConcurrentObservers() async {
     let model = APValueModel()
     let ready = AsyncStream<Void>.makeStream()
+    // The value is read and written under a lock (a field's storage is not atomic: without it, the
+    // test itself would race: a loop may still be reading 100 when 200 is written). The loops
+    // still wait, wake and evaluate concurrently.
+    let values = NSLock()
     func loop() -> Task<[Int], Never> {
       Task {
-        var iterator = TrackedValues { model.value }.makeAsyncIterator()
+        var iterator = TrackedValues { values.withLock { model.value } }.makeAsyncIterator()
         var seen: [Int] = []
         while let value = await iterator.next() {
           seen.append(value)
@@ -1165,9 +1169,9 @@ struct AppleParityTests {
     var wait = ready.stream.makeAsyncIterator()
     await wait.next()
     await wait.next()
-    model.value = 100
+    values.withLock { model.value = 100 }
     await Task.yield()
-    model.value = 200
+    values.withLock { model.value = 200 }
     let (a, b) = await (first.value, second.value)
     #expect(a.first == 0 && a.last == 200, "\(a)")
     #expect(b.first == 0 && b.last == 200, "\(b)")
@@ -1194,11 +1198,15 @@ struct AppleParityTests {
   @Test("TrackedValues: rapid successive changes yield the final value")
   func valuesRapidChanges() async {
     let model = APValueModel()
-    var iterator = TrackedValues { model.value }.makeAsyncIterator()
+    // The value is read and written under a lock (a field's storage is not atomic: without it, the
+    // test itself would race: the iterator may read the value after the first change while the
+    // writer goes on writing).
+    let values = NSLock()
+    var iterator = TrackedValues { values.withLock { model.value } }.makeAsyncIterator()
     #expect(await iterator.next() == 0)
     Task {
       await Task.yield()
-      for i in 1...5 { model.value = i }
+      for i in 1...5 { values.withLock { model.value = i } }
     }
     var last = await iterator.next()
     while last != 5, let next = await iterator.next() { last = next }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Observant
 import Synchronization
 import Testing
@@ -440,12 +441,23 @@ struct ReactionContentionTests {
     let panel = Panel()
     final class Seen: Sendable { let values = Mutex<(Int, Double)>((0, 0)) }
     let seen = (0..<8).map { _ in Seen() }
+    // The fields are read and written under a lock (a field's storage is not atomic: without it,
+    // the test itself would race). Each write's transaction ends outside the lock, so the
+    // reactions it re-runs (which take the lock to read) re-run on both threads all the same.
+    let fields = NSLock()
     let reactions = (0..<8).map { index in
-      Reaction("r\(index)") { seen[index].values.withLock { $0 = (panel.count, panel.ratio) } }
+      Reaction("r\(index)") {
+        let read = fields.withLock { (panel.count, panel.ratio) }
+        seen[index].values.withLock { $0 = read }
+      }
     }
     DispatchQueue.concurrentPerform(iterations: 2) { thread in
       for value in 1...2000 {
-        if thread == 0 { panel.count = value } else { panel.ratio = Double(value) }
+        transaction {
+          fields.withLock {
+            if thread == 0 { panel.count = value } else { panel.ratio = Double(value) }
+          }
+        }
       }
     }
     for index in 0..<8 { #expect(seen[index].values.withLock { $0 } == (2000, 2000.0)) }
@@ -455,10 +467,14 @@ struct ReactionContentionTests {
   @Test("reactions created, run and cancelled on several threads leave no observer entries")
   func createAndCancelConcurrently() {
     let panel = Panel()
+    // The count is read and written under a lock (a field's storage is not atomic: without it, the
+    // test itself would race). The write's transaction ends outside the lock, so the reactions it
+    // re-runs take the lock to read; they are still created, run and cancelled concurrently.
+    let values = NSLock()
     DispatchQueue.concurrentPerform(iterations: 4) { thread in
       for value in 0..<500 {
-        let reaction = Reaction { _ = (panel.first, panel.count) }
-        if thread == 0 { panel.count = value }
+        let reaction = Reaction { values.withLock { _ = (panel.first, panel.count) } }
+        if thread == 0 { transaction { values.withLock { panel.count = value } } }
         reaction.cancel()
       }
     }

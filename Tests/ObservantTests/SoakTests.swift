@@ -56,6 +56,11 @@ struct SoakTests {
     let cancelled = Atomic<Int>(0)
     let finishedScopes = Mutex<[(object: Int, seen: Int, fired: Counter)]>([])
     let spareScopes = Atomic<Int>(0)
+    // One lock per object: its fields are read and written under it (a field's storage is not
+    // atomic: without it, the test itself would race). Each write's transaction ends outside the
+    // lock, so the reactions it re-runs (which take the locks to read) and the scopes it fires
+    // run concurrently all the same.
+    let valueLocks = objects.map { _ in NSLock() }
 
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
       // Each thread is the only writer of its object's `count` (fields are plain storage: two
@@ -66,8 +71,10 @@ struct SoakTests {
       while Date() < deadline {
         step += 1
         transaction {
-          own.count = step
-          if step % 3 == 0 { own.other = step }
+          valueLocks[thread].withLock {
+            own.count = step
+            if step % 3 == 0 { own.other = step }
+          }
         }
         transactions.add(1, ordering: .relaxed)
         switch step % 8 {
@@ -80,7 +87,10 @@ struct SoakTests {
             if probe.running.add(1, ordering: .acquiringAndReleasing).newValue > 1 {
               probe.overlaps.add(1, ordering: .relaxed)
             }
-            let values = (objects[reads.0].count, objects[reads.1].count)
+            let values = (
+              valueLocks[reads.0].withLock { objects[reads.0].count },
+              valueLocks[reads.1].withLock { objects[reads.1].count }
+            )
             probe.lock.withLock { _ in
               probe.seen = values
               if probe.first == nil { probe.first = values }
@@ -100,14 +110,16 @@ struct SoakTests {
           guard index != thread else { continue }
           let fired = Counter()
           let seen = withTracking {
-            objects[index].count
+            valueLocks[index].withLock { objects[index].count }
           } onChange: {
             fired.increment()
           }
           scopes.append((index, seen, fired))
         }
         if scopes.count > 4_096 {
-          check(&scopes, objects, final: false, missed: missedScopes, doubled: doubledScopes, spare: spareScopes)
+          check(
+            &scopes, objects, locks: valueLocks, final: false, missed: missedScopes, doubled: doubledScopes,
+            spare: spareScopes)
         }
       }
       finishedScopes.withLock { $0.append(contentsOf: scopes) }
@@ -116,7 +128,9 @@ struct SoakTests {
     // Writers are done: every scope whose object moved on since its read fired exactly once, and
     // every other one has not fired.
     var remaining = finishedScopes.withLock { $0 }
-    check(&remaining, objects, final: true, missed: missedScopes, doubled: doubledScopes, spare: spareScopes)
+    check(
+      &remaining, objects, locks: valueLocks, final: true, missed: missedScopes, doubled: doubledScopes,
+      spare: spareScopes)
 
     // Writers are done: every live reaction shows the final values, no body overlapped itself.
     var stale = 0
@@ -164,9 +178,10 @@ struct SoakTests {
   /// Checks the scopes whose object has moved on (they must have fired exactly once); a scope
   /// whose value may still be current is kept for later. The final check, once every writer is
   /// done: a scope whose object moved on fired once; one whose object did not may have fired once,
-  /// from a late delivery of the write it read (counted in `spare`), never twice.
+  /// from a late delivery of the write it read (counted in `spare`), never twice. Before then, an
+  /// object's value is read under its lock in `locks` (its writer may be writing it).
   private func check(
-    _ scopes: inout [(object: Int, seen: Int, fired: Counter)], _ objects: [Profile], final: Bool,
+    _ scopes: inout [(object: Int, seen: Int, fired: Counter)], _ objects: [Profile], locks: [NSLock], final: Bool,
     missed: borrowing Atomic<Int>, doubled: borrowing Atomic<Int>, spare: borrowing Atomic<Int>
   ) {
     var kept: [(object: Int, seen: Int, fired: Counter)] = []
@@ -180,7 +195,7 @@ struct SoakTests {
       }
       // The writer of that object may still be between its store and a late notification; a
       // scope counts as missed only once the value moved on by more than one write.
-      if objects[scope.object].count > scope.seen + 1 {
+      if locks[scope.object].withLock({ objects[scope.object].count }) > scope.seen + 1 {
         if scope.fired.value == 0 { missed.add(1, ordering: .relaxed) }
       } else if !final {
         kept.append(scope)
