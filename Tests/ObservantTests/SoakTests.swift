@@ -178,8 +178,8 @@ struct SoakTests {
   /// Checks the scopes whose object has moved on (they must have fired exactly once); a scope
   /// whose value may still be current is kept for later. The final check, once every writer is
   /// done: a scope whose object moved on fired once; one whose object did not may have fired once,
-  /// from a late delivery of the write it read (counted in `spare`), never twice. Before then, an
-  /// object's value is read under its lock in `locks` (its writer may be writing it).
+  /// from a late delivery of the write it read (counted in `spare`), never twice. An object's value
+  /// is read under its lock in `locks` (before the final check, its writer may be writing it).
   private func check(
     _ scopes: inout [(object: Int, seen: Int, fired: Counter)], _ objects: [Profile], locks: [NSLock], final: Bool,
     missed: borrowing Atomic<Int>, doubled: borrowing Atomic<Int>, spare: borrowing Atomic<Int>
